@@ -1,0 +1,154 @@
+import { Agent, request, type IncomingMessage } from 'node:http';
+import { AgentError, AgentErrorCode, type AgentOperation } from './agent-error.js';
+import type { AssignRequest, CancelRequest, CancelResponse, ExecRequest, ExecResponse, HealthResponse } from './wire.js';
+
+export interface AgentClientOptions {
+  /** Largest accepted response body (the agent's own output buffers keep it far below this). */
+  maxResponseBytes?: number;
+  /** Timeout of `/assign`, `/cancel` and `/health` calls; `/exec` is bounded by the caller's signal only. */
+  controlTimeoutMs?: number;
+}
+
+const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+const DEFAULT_CONTROL_TIMEOUT_MS = 10_000;
+const BODY_SNIPPET_BYTES = 512;
+
+interface Call {
+  op: AgentOperation;
+  baseUrl: string;
+  path: string;
+  method: 'GET' | 'POST';
+  token?: string;
+  body?: unknown;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/**
+ * HTTP client for the sandbox agent (contract §4). Keep-alive connections keep the hot path at one round trip;
+ * aborting `exec` closes the connection, which the agent treats as a cancel (C-AG-4, C-MCP-9).
+ */
+export class AgentClient {
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' });
+  private readonly maxResponseBytes: number;
+  private readonly controlTimeoutMs: number;
+
+  constructor(options: AgentClientOptions = {}) {
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.controlTimeoutMs = options.controlTimeoutMs ?? DEFAULT_CONTROL_TIMEOUT_MS;
+  }
+
+  exec(baseUrl: string, token: string, body: ExecRequest, signal?: AbortSignal): Promise<ExecResponse> {
+    return this.call<ExecResponse>({ op: 'execute', baseUrl, path: '/exec', method: 'POST', token, body, signal });
+  }
+
+  async assign(baseUrl: string, token: string, signal?: AbortSignal): Promise<void> {
+    const body: AssignRequest = { token };
+    await this.call({ op: 'assign', baseUrl, path: '/assign', method: 'POST', body, signal, timeoutMs: this.controlTimeoutMs });
+  }
+
+  cancel(baseUrl: string, token: string, requestId?: string, signal?: AbortSignal): Promise<CancelResponse> {
+    const body: CancelRequest = requestId === undefined ? {} : { request_id: requestId };
+    return this.call<CancelResponse>({
+      op: 'cancel', baseUrl, path: '/cancel', method: 'POST', token, body, signal, timeoutMs: this.controlTimeoutMs,
+    });
+  }
+
+  health(baseUrl: string, signal?: AbortSignal): Promise<HealthResponse> {
+    return this.call<HealthResponse>({
+      op: 'health_check', baseUrl, path: '/health', method: 'GET', signal, timeoutMs: this.controlTimeoutMs,
+    });
+  }
+
+  /** Closes idle keep-alive sockets (for shutdown and tests). */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private call<T>(call: Call): Promise<T> {
+    const url = `${call.baseUrl}${call.path}`;
+    const fail = (code: AgentErrorCode, detail: string, status?: number, agentMessage?: string): AgentError =>
+      new AgentError(code, call.op, url, detail, status, agentMessage);
+    return new Promise<T>((resolve, reject) => {
+      if (call.signal?.aborted) return reject(fail(AgentErrorCode.Aborted, 'request aborted'));
+      const payload = call.body === undefined ? undefined : Buffer.from(JSON.stringify(call.body));
+      const headers: Record<string, string | number> = { accept: 'application/json' };
+      if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': payload.length });
+      if (call.token !== undefined) headers.authorization = `Bearer ${call.token}`;
+      let settled = false;
+      const settle = (error: AgentError | undefined, value?: T): void => {
+        if (settled) return;
+        settled = true;
+        call.signal?.removeEventListener('abort', onAbort);
+        if (timer) clearTimeout(timer);
+        if (error) reject(error);
+        else resolve(value as T);
+      };
+      const req = request(url, { method: call.method, headers, agent: this.agent });
+      const onAbort = (): void => {
+        settle(fail(AgentErrorCode.Aborted, 'request aborted'));
+        req.destroy();
+      };
+      const timer = call.timeoutMs
+        ? setTimeout(() => {
+            settle(fail(AgentErrorCode.Network, `no response within ${call.timeoutMs} ms`));
+            req.destroy();
+          }, call.timeoutMs)
+        : undefined;
+      call.signal?.addEventListener('abort', onAbort, { once: true });
+      let responded = false;
+      // Once a response arrived, failures are reported by readBody (size cap, aborted body), not as Network.
+      req.on('error', (error) => responded || settle(fail(AgentErrorCode.Network, error.message)));
+      req.on('response', (res) => {
+        responded = true;
+        readBody(res, this.maxResponseBytes).then(
+          (body) => settle(...interpret<T>(res.statusCode ?? 0, body, fail)),
+          (error: Error) => settle(fail(AgentErrorCode.Decode, error.message, res.statusCode)),
+        );
+      });
+      req.end(payload);
+    });
+  }
+}
+
+type Fail = (code: AgentErrorCode, detail: string, status?: number, agentMessage?: string) => AgentError;
+
+function interpret<T>(status: number, body: Buffer, fail: Fail): [AgentError | undefined, T?] {
+  if (status !== 200) {
+    const snippet = body.subarray(0, BODY_SNIPPET_BYTES).toString('utf8');
+    let message = snippet;
+    try {
+      const parsed = JSON.parse(body.toString('utf8')) as { error?: unknown };
+      if (typeof parsed.error === 'string') message = parsed.error;
+    } catch {
+      // Not the agent's JSON envelope: keep the raw snippet.
+    }
+    return [fail(AgentErrorCode.Status, `unexpected status ${status}`, status, message)];
+  }
+  if (body.length === 0) return [undefined, {} as T];
+  try {
+    return [undefined, JSON.parse(body.toString('utf8')) as T];
+  } catch (error) {
+    return [fail(AgentErrorCode.Decode, `invalid JSON response: ${(error as Error).message}`, status)];
+  }
+}
+
+function readBody(res: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        // Reject before destroying: destroy() emits 'aborted' synchronously.
+        reject(new Error(`response body exceeds maximum size of ${limit} bytes`));
+        res.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    res.on('end', () => resolve(Buffer.concat(chunks)));
+    res.on('error', reject);
+    res.on('aborted', () => reject(new Error('response aborted')));
+  });
+}

@@ -1,0 +1,100 @@
+/**
+ * Wire types of the sandbox agent's HTTP API (contract §4). The server (`AgentClient`) and the agent both import
+ * these, so the two ends cannot drift apart.
+ */
+
+/** Default port of the sandbox agent (C-AG-10). */
+export const AGENT_DEFAULT_PORT = 8090;
+
+/** Largest accepted request body for `/exec`, `/assign` and `/cancel` (C-AG-1: larger → 413). */
+export const AGENT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Exact notice that starts stderr of the first command in a replaced shell (C-AG-8; U+2014 em dash). */
+export const STATE_RESET_NOTICE = '[session state was reset \u2014 previous bash process exited]';
+
+/** `POST /exec` body. */
+export interface ExecRequest {
+  /** Shell text, run verbatim in the persistent shell. Must be non-empty. */
+  command: string;
+  /** Seconds; absent, null or ≤ 0 → agent default (60); above the agent max (300) → max. */
+  timeout?: number | null;
+  /**
+   * Caller-chosen id (≤ 128 chars of [A-Za-z0-9._:-]) that `/cancel` can target (C-AG-4). The server uses
+   * `mcp-<JSON-RPC request id>` so a `notifications/cancelled` arriving at any replica can name it (C-MCP-9).
+   * It does NOT deduplicate: JSON-RPC ids restart with every client.
+   */
+  request_id?: string;
+  /**
+   * Retry safety (≤ 128 chars of [A-Za-z0-9._:-]): an `/exec` whose key matches a running command joins it, one
+   * whose key matches one of the last results returns that result without running the command again.
+   */
+  idempotency_key?: string;
+  /** Run in a pseudo-terminal (C-AG-11): merged stream, CR/LF normalised, ANSI stripped. */
+  tty?: boolean;
+}
+
+/**
+ * `POST /exec` 200 body, for every command outcome (non-zero exit, timeout, cancel, shell death).
+ *
+ * Output of each stream is kept within the agent's buffer: when a stream is larger, `stdout` holds its head and
+ * `stdout_tail` its tail, and the middle (`stdout_omitted_bytes` bytes, `stdout_omitted_lines` newlines) is only in
+ * the saved file `stdout_file` (when saving is enabled). Trailing newlines are trimmed from the end of the stream.
+ */
+export interface ExecResponse {
+  stdout: string;
+  stderr: string;
+  exit_code: number;
+  duration_ms: number;
+  /** The deadline passed and the command's process tree was killed (exit_code 137). */
+  timed_out: boolean;
+  /** `/cancel` or a client disconnect stopped the command (exit_code 130). */
+  cancelled: boolean;
+  /** Some output is not in `stdout`/`stderr` (see the `_tail` and `_omitted_*` fields). */
+  truncated: boolean;
+  /** This command ran in a fresh shell because the previous one died (stderr starts with STATE_RESET_NOTICE). */
+  state_reset: boolean;
+  /** Exact byte counts of everything the command wrote to each stream. */
+  stdout_bytes: number;
+  stderr_bytes: number;
+  /** Tail of the stream when it was truncated (absent otherwise). */
+  stdout_tail?: string;
+  stderr_tail?: string;
+  stdout_omitted_bytes?: number;
+  stdout_omitted_lines?: number;
+  stderr_omitted_bytes?: number;
+  stderr_omitted_lines?: number;
+  /** Absolute path (inside the sandbox) of the full output of this stream, when it was saved. */
+  stdout_file?: string;
+  stderr_file?: string;
+  /** The stream looked binary (NUL bytes); its text is lossy. */
+  stdout_binary?: boolean;
+  stderr_binary?: boolean;
+}
+
+/** `POST /assign` body (C-AG-2). */
+export interface AssignRequest {
+  token: string;
+}
+
+/** `POST /cancel` body (C-AG-4): without `request_id`, cancels the running command. */
+export interface CancelRequest {
+  request_id?: string;
+}
+
+/** `POST /cancel` 200 body. */
+export interface CancelResponse {
+  /** Whether a running or queued command was found and stopped. */
+  cancelled: boolean;
+}
+
+/** Error envelope of every non-200 agent answer. */
+export interface AgentErrorBody {
+  error: string;
+}
+
+/** `GET /health` 200 body (C-AG-3). */
+export interface HealthResponse {
+  status: 'ok';
+  assigned: boolean;
+  busy: boolean;
+}

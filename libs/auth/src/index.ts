@@ -1,0 +1,2 @@
+export * from './session-token.js';
+export * from './hmac-key.js';

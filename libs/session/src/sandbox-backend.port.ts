@@ -1,0 +1,54 @@
+import type { ExecRequest, ExecResponse } from '@cli-mcp/agent-client';
+
+/** How a sandbox was found for a session (metric label of `cli_mcp_session_acquire_seconds{path}`, §9). */
+export type AcquirePath = 'cache' | 'discover' | 'claim' | 'create';
+
+/** Where a session's agent listens and how to authenticate to it. Never logged: it carries the token. */
+export interface SandboxHandle {
+  sessionId: string;
+  /** `http://<host>:<port>` of the session's sandbox agent. */
+  agentUrl: string;
+  /** Bearer token for the agent (HMAC of the session id, C-AUTH-1). */
+  token: string;
+  /** Backend-specific name (pod name, local process id) for logs; bounded, never a metric label. */
+  sandboxName: string;
+  path: AcquirePath;
+  /**
+   * The session had a sandbox before that is gone (pod deleted, agent process died): this one is new and the
+   * shell state was lost (C-K8S-7). The tool result says so.
+   */
+  recreated?: boolean;
+}
+
+/**
+ * A sandbox backend (`local` or `kubernetes`): finds or creates the one sandbox of a session. The
+ * `SessionManager` owns caching, single flight, recovery rules and metrics; a backend only talks to its
+ * substrate (processes, the Kubernetes API).
+ */
+export interface SandboxBackend {
+  readonly kind: 'local' | 'kubernetes';
+  /** Finds the session's sandbox or creates/claims one; waits until its agent is ready. */
+  acquire(sessionId: string, signal: AbortSignal): Promise<SandboxHandle>;
+  /** Finds the session's existing sandbox without creating one (cancel routing, C-MCP-9). */
+  find(sessionId: string, signal: AbortSignal): Promise<SandboxHandle | undefined>;
+  /** Re-delivers the token to an agent that restarted unassigned (C-K8S-7). */
+  reassign(handle: SandboxHandle, signal: AbortSignal): Promise<void>;
+  /** Records activity (throttled by the backend, off the critical path, C-K8S-6). Must not throw. */
+  touch(handle: SandboxHandle): void;
+  /** Deletes the session's sandbox(es) and secret; idempotent (C-HTTP-1, C-K8S-8). */
+  release(sessionId: string, signal: AbortSignal): Promise<void>;
+  /** Throws a SessionError when the backend cannot create sandboxes (C-HTTP-2). */
+  checkHealth(signal: AbortSignal): Promise<void>;
+  /** Stops background work and (local) every sandbox process. */
+  shutdown(): Promise<void>;
+}
+
+/** What the tool handler gets back from `SessionManager.execute`. */
+export interface SessionExecResult {
+  response: ExecResponse;
+  /** The previous sandbox vanished and a new one was made: shell state was lost (C-K8S-7). */
+  sandboxRecreated: boolean;
+  acquirePath: AcquirePath;
+}
+
+export type { ExecRequest, ExecResponse };

@@ -1,0 +1,52 @@
+import { fileURLToPath } from 'node:url';
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+
+const lib = (name: string): string => fileURLToPath(new URL(`./libs/${name}/src/index.ts`, import.meta.url));
+
+// Vite does not read tsconfig `paths`; mirror them here (stack-notes A.6).
+const alias = {
+  '@cli-mcp/auth': lib('auth'),
+  '@cli-mcp/agent-client': lib('agent-client'),
+  '@cli-mcp/podspec': lib('podspec'),
+  '@cli-mcp/session': lib('session'),
+  '@cli-mcp/testing': lib('testing'),
+  '@cli-mcp/common': lib('common'),
+};
+
+// Nest DI needs decorator metadata, which only SWC/tsc emit (stack-notes A.7).
+const plugins = [
+  swc.vite({
+    module: { type: 'es6' },
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2023',
+    },
+  }),
+];
+
+export default defineConfig({
+  resolve: { alias },
+  plugins,
+  test: {
+    pool: 'forks',
+    projects: [
+      {
+        resolve: { alias },
+        plugins,
+        test: { name: 'unit', include: ['{apps,libs}/**/*.spec.ts'], testTimeout: 10_000 },
+      },
+      {
+        resolve: { alias },
+        plugins,
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 30_000 },
+      },
+      {
+        resolve: { alias },
+        plugins,
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000, fileParallelism: false },
+      },
+    ],
+  },
+});
