@@ -1,0 +1,15 @@
+// `npm run bench`: runs every benchmark and prints its tables. Benchmarks import the built code (dist/).
+import { existsSync } from 'node:fs';
+
+const suites = [
+  ['agent', './agent.bench.mjs', 'runAgentBench'],
+  ['server', './server.bench.mjs', 'runServerBench'],
+  ['kubernetes', './kubernetes.bench.mjs', 'runKubernetesBench'],
+];
+const only = process.argv.slice(2);
+for (const [name, file, fn] of suites) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  if (!existsSync(new URL(file, import.meta.url))) continue;
+  const module = await import(file);
+  await module[fn]();
+}
