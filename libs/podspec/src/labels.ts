@@ -1,0 +1,46 @@
+/**
+ * Label and annotation keys and the selector strings built from them (C-K8S-1, Go §3.2). The selectors are
+ * exact strings in the order instance, component, session-id: tests and the fake API server compare them
+ * literally, and every replica must ask the API server the same question.
+ */
+
+/** Label: the owning server instance (`--instance-name`); scopes every query (C-K8S-1). */
+export const INSTANCE_LABEL = 'cli-mcp.redhat.com/instance';
+/** Label: marks sandbox pods and their Secrets. */
+export const COMPONENT_LABEL = 'cli-mcp.redhat.com/component';
+/** Value of {@link COMPONENT_LABEL} on sandbox pods and session Secrets. */
+export const SANDBOX_COMPONENT = 'sandbox';
+/** Label: the session a pod or Secret belongs to; absent on unassigned (warm-pool) pods. */
+export const SESSION_ID_LABEL = 'cli-mcp.redhat.com/session-id';
+
+/** Annotation: when the pod was built (RFC 3339 UTC seconds). */
+export const CREATED_AT_ANNOTATION = 'cli-mcp.redhat.com/created-at';
+/** Annotation: last command activity (RFC 3339 UTC seconds); idle GC reads it (C-K8S-6, C-CTL-3). */
+export const LAST_ACTIVITY_ANNOTATION = 'cli-mcp.redhat.com/last-activity';
+/**
+ * Annotation: hash of the desired pod spec (`sandboxSpecHash`). The warm-pool controller recreates
+ * unassigned pods whose hash differs from the current configuration's (C-CTL-2).
+ */
+export const SPEC_HASH_ANNOTATION = 'cli-mcp.redhat.com/spec-hash';
+
+/** Selector of every sandbox pod (assigned or not) of `instance`: `instance=<i>,component=sandbox`. */
+export function sandboxSelector(instance: string): string {
+  return `${INSTANCE_LABEL}=${instance},${COMPONENT_LABEL}=${SANDBOX_COMPONENT}`;
+}
+
+/** Selector of the pods (and Secret) of one session of `instance`: instance, component, session-id. */
+export function assignedSelector(instance: string, sessionId: string): string {
+  return `${sandboxSelector(instance)},${SESSION_ID_LABEL}=${sessionId}`;
+}
+
+/** Selector of claimable pods of `instance`: instance, component, and no session-id label. */
+export function unassignedSelector(instance: string): string {
+  return `${sandboxSelector(instance)},!${SESSION_ID_LABEL}`;
+}
+
+/** The labels every sandbox object of `instance` carries (plus the session label once assigned). */
+export function sandboxLabels(instance: string, sessionId?: string): Record<string, string> {
+  const labels: Record<string, string> = { [INSTANCE_LABEL]: instance, [COMPONENT_LABEL]: SANDBOX_COMPONENT };
+  if (sessionId !== undefined) labels[SESSION_ID_LABEL] = sessionId;
+  return labels;
+}

@@ -1,0 +1,105 @@
+import type { V1EnvVar } from '@kubernetes/client-node';
+
+/**
+ * The typed, already-validated sandbox configuration the builders consume (C-K8S-3, C-CFG-1). Only
+ * `validateSandboxPodConfig` should produce one from user input; the builders trust it and never throw.
+ */
+
+/** `imagePullPolicy` values; `undefined` leaves the field unset (Kubernetes then defaults by tag). */
+export type ImagePullPolicy = 'Always' | 'Never' | 'IfNotPresent';
+
+/** The accepted pull policies, exactly and case-sensitively (Go §7.2). */
+export const IMAGE_PULL_POLICIES: readonly ImagePullPolicy[] = ['Always', 'Never', 'IfNotPresent'];
+
+/** Container resources as Kubernetes quantity strings (validated, requests ≤ limits). */
+export interface SandboxResources {
+  readonly cpuRequest: string;
+  readonly cpuLimit: string;
+  readonly memoryRequest: string;
+  readonly memoryLimit: string;
+}
+
+/** Everything the sandbox Pod and Secret builders need. */
+export interface SandboxPodConfig {
+  readonly namespace: string;
+  /** `--instance-name`: label value and name component (C-K8S-1/2). */
+  readonly instanceName: string;
+  readonly image: string;
+  readonly imagePullPolicy?: ImagePullPolicy | undefined;
+  readonly serviceAccountName: string;
+  /** Secret mounted at `/config` (the sandbox's kubeconfig, key `kubeconfig`). */
+  readonly kubeconfigSecret: string;
+  readonly resources: SandboxResources;
+  /** Operator env overlay, reserved names already removed (Go §6.3). */
+  readonly env: readonly V1EnvVar[];
+  /** `sizeLimit` of the `/workspace` emptyDir (exceeding it evicts the pod). */
+  readonly workspaceSizeLimit: string;
+  /** `sizeLimit` of the `/tmp` emptyDir. */
+  readonly tmpSizeLimit: string;
+  readonly terminationGracePeriodSeconds: number;
+  readonly agentPort: number;
+  readonly runtimeClassName?: string | undefined;
+}
+
+/** Go `DefaultConfig()` resources (Go §3.1). */
+export const DEFAULT_SANDBOX_RESOURCES: SandboxResources = {
+  cpuRequest: '100m',
+  cpuLimit: '500m',
+  memoryRequest: '128Mi',
+  memoryLimit: '512Mi',
+};
+
+/** Default `/workspace` size limit: room for repositories and command output, bounded per pod. */
+export const DEFAULT_WORKSPACE_SIZE_LIMIT = '1Gi';
+/** Default `/tmp` size limit. */
+export const DEFAULT_TMP_SIZE_LIMIT = '256Mi';
+/** Max command time 300 s + 10 s so the agent can drain a running command on delete (Go §18.3, C-HTTP-4). */
+export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 310;
+/** The agent's port (C-AG-10). */
+export const DEFAULT_AGENT_PORT = 8090;
+
+/**
+ * Unvalidated input: flag/env strings or values from another source (a CR). Blank strings count as unset.
+ * `env` is either the `--sandbox-env` JSON text or an already-decoded EnvVar list.
+ */
+export interface RawSandboxPodConfig {
+  namespace?: string;
+  instanceName?: string;
+  image?: string;
+  imagePullPolicy?: string;
+  serviceAccountName?: string;
+  kubeconfigSecret?: string;
+  cpuRequest?: string;
+  cpuLimit?: string;
+  memoryRequest?: string;
+  memoryLimit?: string;
+  env?: string | readonly V1EnvVar[];
+  workspaceSizeLimit?: string;
+  tmpSizeLimit?: string;
+  terminationGracePeriodSeconds?: string | number;
+  agentPort?: string | number;
+  runtimeClassName?: string;
+}
+
+/** How each field is named in error messages (a flag, or e.g. `--flag / CLI_MCP_FLAG`, or a CR path). */
+export type SandboxFlagNames = { readonly [K in keyof RawSandboxPodConfig]-?: string };
+
+/** Flag names of the server (Go §7.2, C-K8S-9); the last five are this project's additions. */
+export const DEFAULT_SANDBOX_FLAG_NAMES: SandboxFlagNames = {
+  namespace: '--namespace',
+  instanceName: '--instance-name',
+  image: '--sandbox-image',
+  imagePullPolicy: '--sandbox-image-pull-policy',
+  serviceAccountName: '--sandbox-service-account',
+  kubeconfigSecret: '--kubeconfig-secret',
+  cpuRequest: '--sandbox-cpu-request',
+  cpuLimit: '--sandbox-cpu-limit',
+  memoryRequest: '--sandbox-memory-request',
+  memoryLimit: '--sandbox-memory-limit',
+  env: '--sandbox-env',
+  workspaceSizeLimit: '--sandbox-workspace-size-limit',
+  tmpSizeLimit: '--sandbox-tmp-size-limit',
+  terminationGracePeriodSeconds: '--sandbox-termination-grace-period',
+  agentPort: '--sandbox-agent-port',
+  runtimeClassName: '--sandbox-runtime-class',
+};
