@@ -35,6 +35,16 @@ export interface SandboxBackend {
   reassign(handle: SandboxHandle, signal: AbortSignal): Promise<void>;
   /** Records activity (throttled by the backend, off the critical path, C-K8S-6). Must not throw. */
   touch(handle: SandboxHandle): void;
+  /**
+   * Optional: marks a command as running in the sandbox until the returned function is called, so idle reaping
+   * (local backend) never ends a session mid-command. Must not throw.
+   */
+  beginCommand?(handle: SandboxHandle): () => void;
+  /**
+   * Optional: the backend reports a session whose sandbox it knows is gone (crashed, reaped, released), so the
+   * manager drops its cached handle at once instead of finding out through a failed request.
+   */
+  onSandboxGone?(listener: (sessionId: string) => void): void;
   /** Deletes the session's sandbox(es) and secret; idempotent (C-HTTP-1, C-K8S-8). */
   release(sessionId: string, signal: AbortSignal): Promise<void>;
   /** Throws a SessionError when the backend cannot create sandboxes (C-HTTP-2). */

@@ -1,0 +1,42 @@
+import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
+
+/**
+ * What a failed agent call means for recovery (C-K8S-7):
+ * - `not-delivered`: the command certainly did not run (connection refused; 401 from an agent that is not this
+ *   session's, e.g. a reused loopback port) — safe to re-acquire the sandbox once and retry;
+ * - `not-assigned`: 503 `agent not assigned` — re-deliver the token, retry once;
+ * - `network`: no answer after the request may have reached the agent — invalidate, never retry blindly;
+ * - `status` / `decode`: the agent answered; surface its message;
+ * - `aborted`: the caller's signal.
+ */
+export type AgentFailureKind = 'aborted' | 'not-delivered' | 'not-assigned' | 'network' | 'status' | 'decode' | 'unknown';
+
+export const AGENT_NOT_ASSIGNED_MESSAGE = 'agent not assigned';
+
+// AgentClient keeps Node's socket error text (`connect ECONNREFUSED 127.0.0.1:PORT`) but not its `code`.
+const CONNECT_REFUSED = /\bECONNREFUSED\b/;
+
+export function classifyAgentFailure(error: unknown): AgentFailureKind {
+  if (!(error instanceof AgentError)) return 'unknown';
+  switch (error.code) {
+    case AgentErrorCode.Aborted:
+      return 'aborted';
+    case AgentErrorCode.Network:
+      return CONNECT_REFUSED.test(error.message) ? 'not-delivered' : 'network';
+    case AgentErrorCode.Status:
+      if (error.status === 503 && error.agentMessage === AGENT_NOT_ASSIGNED_MESSAGE) return 'not-assigned';
+      if (error.status === 401) return 'not-delivered';
+      return 'status';
+    case AgentErrorCode.Decode:
+      return 'decode';
+  }
+}
+
+/** Model-safe text of an agent failure, Go catalogue style (`agent request: execute <url>: …`). Never the token. */
+export function describeAgentFailure(error: unknown): string {
+  if (error instanceof AgentError) {
+    const detail = error.code === AgentErrorCode.Status && error.agentMessage ? `: ${error.agentMessage}` : '';
+    return `agent request: ${error.message}${detail}`;
+  }
+  return `agent request: ${error instanceof Error ? error.message : String(error)}`;
+}

@@ -1,0 +1,110 @@
+import type { AgentClient } from '@cli-mcp/agent-client';
+import type { Clock } from '../clock.js';
+import type { SessionMetrics } from '../session-metrics.js';
+import type { CommandRunner } from './command-runner.js';
+import type { HostFs } from './host-fs.js';
+import type { ProcessLauncher } from './process-launcher.js';
+import type { WorkspaceStore } from './workspace-store.js';
+
+/** `auto`: bubblewrap when it is installed and works, else none (logged). */
+export type LocalIsolation = 'auto' | 'bwrap' | 'none';
+/** `none` (no network in the sandbox) is rejected: see docs/local-backend.md "Network". */
+export type LocalNetwork = 'host' | 'none';
+
+export type SessionEndReason = 'released' | 'idle' | 'crashed';
+
+export interface LocalBackendLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** The agent calls the local backend makes itself (claiming warm agents, liveness probes). */
+export type LocalAgentPort = Pick<AgentClient, 'assign' | 'health'>;
+
+export interface LocalBackendOptions {
+  /** Root of the backend's state: `<stateDir>/sessions/<id>/workspace`, `<stateDir>/warm/…`. Made 0700. */
+  stateDir: string;
+  /** HMAC key: each agent's token is HMAC(key, session id) (C-AUTH-1). */
+  hmacKey: Buffer;
+  /** Built agent entry; default `dist/apps/sandbox-agent/src/main.js` next to this compiled lib. */
+  agentEntry?: string;
+  /** Node binary that runs the agent; default `process.execPath`. */
+  nodePath?: string;
+  /** `--local-isolation`; default `auto`. */
+  isolation?: LocalIsolation;
+  /** `--local-network`; default `host`. */
+  network?: LocalNetwork;
+  /** A session without activity (exec, in-flight command) this long is released; default 30 min. */
+  idleTimeoutMs?: number;
+  /** `--max-sessions`; default 32. Warm agents do not count. */
+  maxSessions?: number;
+  /** Unassigned agents kept started; default 0. */
+  warmPoolSize?: number;
+  /** Bound on spawn → ready; default 30 s. */
+  readyTimeoutMs?: number;
+  /** SIGTERM → SIGKILL grace when stopping an agent; default 5 s. */
+  stopGraceMs?: number;
+  /** The server user's home, masked in bwrap mode; default `os.homedir()`. */
+  hostHome?: string;
+  /** Extra host paths to hide from sandboxes in bwrap mode (e.g. the HMAC key file when it is elsewhere). */
+  hidePaths?: string[];
+  /** Host environment to take the allow-listed locale variables from; default `process.env`. */
+  hostEnv?: Record<string, string | undefined>;
+  /** Extra variables for every sandbox (e.g. a PATH with more tools). `SANDBOX_*` and `HOME` cannot be set. */
+  extraEnv?: Record<string, string>;
+  /** Path of bwrap; default `bwrap` from PATH. */
+  bwrapPath?: string;
+  /**
+   * Observes the end of a session's agent: `released` (DELETE), `idle` (reaped), `crashed` (exited by itself;
+   * the next command recreates it). Called after the process has exited. Must not throw.
+   */
+  onSessionEnded?: (sessionId: string, reason: SessionEndReason) => void;
+  agent?: LocalAgentPort;
+  metrics?: SessionMetrics;
+  logger?: LocalBackendLogger;
+  clock?: Clock;
+  launcher?: ProcessLauncher;
+  commandRunner?: CommandRunner;
+  hostFs?: HostFs;
+  workspaces?: WorkspaceStore;
+}
+
+export const LOCAL_DEFAULTS = {
+  idleTimeoutMs: 30 * 60_000,
+  maxSessions: 32,
+  warmPoolSize: 0,
+  readyTimeoutMs: 30_000,
+  stopGraceMs: 5_000,
+  /** Liveness probe of an existing agent before it is handed out again. */
+  probeTimeoutMs: 2_000,
+  /** How long a successful `bash -c true` / bwrap health probe is reused (C-HTTP-2). */
+  healthCacheMs: 10_000,
+} as const;
+
+/** Problems that make the options unusable, each naming the flag; empty when fine. */
+export function validateLocalOptions(options: LocalBackendOptions): string[] {
+  const problems: string[] = [];
+  if (!options.stateDir) problems.push('--state-dir is required for the local backend');
+  if (!options.hmacKey || options.hmacKey.length === 0) problems.push('the HMAC key must not be empty');
+  if (options.isolation !== undefined && !['auto', 'bwrap', 'none'].includes(options.isolation)) {
+    problems.push(`--local-isolation must be auto, bwrap or none (got ${JSON.stringify(options.isolation)})`);
+  }
+  if (options.network === 'none') {
+    problems.push(
+      '--local-network=none is not supported yet: the server reaches each agent over TCP loopback, which a ' +
+        'separate network namespace hides; it needs bwrap plus a Unix-socket agent transport (see docs/local-backend.md)',
+    );
+  } else if (options.network !== undefined && options.network !== 'host') {
+    problems.push(`--local-network must be host or none (got ${JSON.stringify(options.network)})`);
+  }
+  const positive = (value: number | undefined, flag: string, allowZero = false): void => {
+    if (value === undefined) return;
+    if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) problems.push(`${flag} must be ${allowZero ? 'a non-negative' : 'a positive'} integer (got ${value})`);
+  };
+  positive(options.maxSessions, '--max-sessions');
+  positive(options.warmPoolSize, '--warm-pool-size', true);
+  positive(options.idleTimeoutMs, '--idle-timeout');
+  positive(options.readyTimeoutMs, '--ready-timeout');
+  positive(options.stopGraceMs, 'stop grace', true);
+  return problems;
+}

@@ -1,0 +1,340 @@
+import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
+import { deriveSessionToken } from '@cli-mcp/auth';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock, StrictLocalAgent } from '../../test/fakes.js';
+import { FakeHostFs, FakeLauncher, FakeRunner, FakeWorkspaces, flush } from '../../test/local-fakes.js';
+import { SessionError, SessionErrorCode } from '../session-error.js';
+import { LocalBackend } from './local-backend.js';
+import type { LocalBackendOptions } from './local-backend.options.js';
+
+const key = Buffer.from('k'.repeat(32));
+const never = () => new AbortController().signal;
+
+function setup(overrides: Partial<LocalBackendOptions> = {}) {
+  const clock = new FakeClock();
+  const launcher = new FakeLauncher();
+  const agent = new StrictLocalAgent().on('health', async () => ({ status: 'ok', assigned: true, busy: false }));
+  const workspaces = new FakeWorkspaces();
+  const hostFs = new FakeHostFs();
+  const runner = overrides.commandRunner ?? new FakeRunner();
+  const warnings: string[] = [];
+  const backend = new LocalBackend({
+    stateDir: '/state', hmacKey: key, agentEntry: '/repo/dist/apps/sandbox-agent/src/main.js', nodePath: '/usr/bin/node',
+    isolation: 'none', hostHome: '/home/me', hostEnv: { LANG: 'C.UTF-8', SECRET: 'x' }, idleTimeoutMs: 60_000, stopGraceMs: 5_000,
+    clock, launcher, agent, workspaces, hostFs, commandRunner: runner,
+    logger: { info: () => undefined, warn: (message) => warnings.push(message) },
+    ...overrides,
+  });
+  return { backend, clock, launcher, agent, workspaces, hostFs, runner, warnings };
+}
+
+describe(LocalBackend.name, () => {
+  let current: ReturnType<typeof setup> | undefined;
+  const make = (overrides: Partial<LocalBackendOptions> = {}) => (current = setup(overrides));
+  afterEach(async () => {
+    if (current) {
+      await current.backend.shutdown();
+      expect(current.agent.unexpected).toEqual([]);
+      expect(current.launcher.alive()).toEqual([]);
+    }
+    current = undefined;
+  });
+
+  describe('configuration', () => {
+    it('rejects --local-network=none with the reason', () => {
+      expect(() => setup({ network: 'none' })).toThrow(/--local-network=none is not supported yet: .*Unix-socket/);
+    });
+
+    it('reports every problem at once', () => {
+      expect(() => setup({ maxSessions: 0, warmPoolSize: -1 })).toThrow(/--max-sessions must be a positive integer.*--warm-pool-size/);
+    });
+
+    it('auto isolation uses bwrap when the probe works', async () => {
+      const { backend, runner, launcher } = make({ isolation: 'auto' });
+      await backend.acquire('s1', never());
+      expect(backend.isolation).toBe('bwrap');
+      expect((runner as FakeRunner).runs[0]).toBe('bwrap --die-with-parent --unshare-pid --unshare-ipc --unshare-uts --ro-bind / / true');
+      const spec = launcher.launched[0]!.spec;
+      expect(spec.command).toBe('bwrap');
+      expect(spec.args).toContain('--tmpfs');
+      expect(spec.args.join(' ')).toContain('--tmpfs /home/me');
+      expect(spec.args.join(' ')).toContain('--tmpfs /state');
+      expect(spec.env.SANDBOX_WORKDIR).toBe('/workspace');
+    });
+
+    it('auto isolation falls back to none with a warning', async () => {
+      const { backend, warnings } = make({ isolation: 'auto', commandRunner: new FakeRunner({ bwrap: { ok: false, detail: 'spawn bwrap ENOENT' } }) });
+      await backend.start();
+      expect(backend.isolation).toBe('none');
+      expect(warnings[0]).toContain('WITHOUT isolation');
+    });
+
+    it('explicit bwrap that does not work is a configuration error naming the flag', async () => {
+      const { backend } = make({ isolation: 'bwrap', commandRunner: new FakeRunner({ bwrap: { ok: false, detail: 'No permissions to create new namespace' } }) });
+      await expect(backend.start()).rejects.toThrow(/--local-isolation=bwrap but bubblewrap is not usable: No permissions/);
+      await expect(backend.acquire('s1', never())).rejects.toThrow(/--local-isolation/);
+    });
+  });
+
+  describe('acquire', () => {
+    it('creates a workspace and an agent with the session token, then finds it again', async () => {
+      const { backend, launcher, workspaces, agent } = make();
+      const first = await backend.acquire('s1', never());
+      expect(first).toMatchObject({ sessionId: 's1', agentUrl: 'http://127.0.0.1:40000', path: 'create', recreated: false });
+      expect(first.token).toBe(deriveSessionToken(key, 's1'));
+      expect(workspaces.sessions.get('s1')).toBe('/state/sessions/s1/workspace');
+      const spec = launcher.launched[0]!.spec;
+      expect(spec).toMatchObject({ command: '/usr/bin/node', args: ['/repo/dist/apps/sandbox-agent/src/main.js'], cwd: '/state/sessions/s1/workspace' });
+      expect(spec.env.SANDBOX_AUTH_TOKEN).toBe(first.token);
+      expect(spec.env).not.toHaveProperty('SECRET');
+      expect(spec.env.LANG).toBe('C.UTF-8');
+      const again = await backend.acquire('s1', never());
+      expect(again).toMatchObject({ agentUrl: first.agentUrl, path: 'discover', recreated: false });
+      expect(agent.callsOf('health')).toHaveLength(1);
+      expect(launcher.launched).toHaveLength(1);
+      expect(backend.activeSessions).toBe(1);
+    });
+
+    it('serialises concurrent acquisitions of one session', async () => {
+      const { backend, launcher } = make();
+      const handles = await Promise.all(Array.from({ length: 5 }, () => backend.acquire('s1', never())));
+      expect(new Set(handles.map((h) => h.agentUrl)).size).toBe(1);
+      expect(launcher.launched).toHaveLength(1);
+    });
+
+    it('enforces maxSessions with an actionable message; ending a session frees a slot', async () => {
+      const { backend } = make({ maxSessions: 2 });
+      await backend.acquire('s1', never());
+      await backend.acquire('s2', never());
+      const error = (await backend.acquire('s3', never()).catch((e: unknown) => e)) as SessionError;
+      expect(error.code).toBe(SessionErrorCode.CapacityExhausted);
+      expect(error.message).toBe('maximum number of sessions (2) reached: end one with DELETE /sessions/{id} or raise --max-sessions');
+      await backend.release('s1');
+      await expect(backend.acquire('s3', never())).resolves.toMatchObject({ path: 'create' });
+    });
+
+    it('recreates a crashed agent in the same workspace and says so', async () => {
+      const { backend, launcher, workspaces } = make();
+      await backend.acquire('s1', never());
+      launcher.launched[0]!.crash(137);
+      await flush();
+      expect(await backend.find('s1')).toBeUndefined();
+      const next = await backend.acquire('s1', never());
+      expect(next).toMatchObject({ path: 'create', recreated: true, agentUrl: 'http://127.0.0.1:40001' });
+      expect(launcher.launched[1]!.spec.cwd).toBe('/state/sessions/s1/workspace');
+      expect(workspaces.sessions.size).toBe(1);
+      expect((await backend.acquire('s1', never())).recreated).toBe(false);
+    });
+
+    it('reports every end of a session agent to onSandboxGone listeners', async () => {
+      const { backend, launcher } = make();
+      const gone: string[] = [];
+      backend.onSandboxGone((id) => gone.push(id));
+      await backend.acquire('s1', never());
+      await backend.acquire('s2', never());
+      launcher.launched[0]!.crash();
+      await flush();
+      await backend.release('s2');
+      expect(gone).toEqual(['s1', 's2']);
+    });
+
+    it('replaces an agent that refuses connections although its process still runs', async () => {
+      const { backend, launcher, agent } = make();
+      await backend.acquire('s1', never());
+      agent.on('health', async () => {
+        throw new AgentError(AgentErrorCode.Network, 'health_check', 'http://127.0.0.1:40000/health', 'connect ECONNREFUSED 127.0.0.1:40000');
+      });
+      const next = await backend.acquire('s1', never());
+      expect(next.recreated).toBe(true);
+      expect(launcher.launched[0]!.signals).toEqual(['SIGKILL']);
+    });
+
+    it('keeps a slow agent (probe timeout is not a crash)', async () => {
+      const { backend, launcher, agent } = make();
+      await backend.acquire('s1', never());
+      agent.on('health', async () => {
+        throw new AgentError(AgentErrorCode.Aborted, 'health_check', 'u', 'request aborted');
+      });
+      expect((await backend.acquire('s1', never())).path).toBe('discover');
+      expect(launcher.launched).toHaveLength(1);
+    });
+
+    it('kills an agent that is not ready in time and frees the slot', async () => {
+      const { backend, launcher, clock, workspaces } = make({ readyTimeoutMs: 1000, maxSessions: 1 });
+      launcher.autoReady = false;
+      const pending = backend.acquire('s1', never());
+      await flush();
+      clock.advance(1000);
+      await expect(pending).rejects.toMatchObject({ code: SessionErrorCode.SandboxUnavailable, message: 'start sandbox: agent not ready within 1000 ms' });
+      expect(launcher.launched[0]!.signals).toEqual(['SIGKILL']);
+      expect(workspaces.sessions.size).toBe(0);
+      expect(backend.activeSessions).toBe(0);
+    });
+
+    it('reports an agent that exits before it is ready', async () => {
+      const { backend, launcher } = make();
+      launcher.autoReady = false;
+      const pending = backend.acquire('s1', never());
+      await flush();
+      launcher.launched[0]!.crash(1);
+      await expect(pending).rejects.toThrow('start sandbox: agent exited with code 1 before it was ready');
+    });
+  });
+
+  describe('find, reassign, release', () => {
+    it('find returns the live handle or undefined and never starts anything', async () => {
+      const { backend, launcher } = make();
+      expect(await backend.find('s1')).toBeUndefined();
+      expect(launcher.launched).toHaveLength(0);
+      const created = await backend.acquire('s1', never());
+      expect(await backend.find('s1')).toMatchObject({ agentUrl: created.agentUrl, path: 'discover' });
+    });
+
+    it('reassign tolerates 409 already assigned', async () => {
+      const { backend, agent } = make();
+      const created = await backend.acquire('s1', never());
+      agent.on('assign', async () => {
+        throw new AgentError(AgentErrorCode.Status, 'assign', 'u', 'unexpected status 409', 409, 'already assigned');
+      });
+      await expect(backend.reassign(created, never())).resolves.toBeUndefined();
+      expect(agent.callsOf('assign')[0]!.slice(0, 2)).toEqual([created.agentUrl, created.token]);
+    });
+
+    it('release stops the agent (SIGTERM) and deletes the workspace; idempotent', async () => {
+      const { backend, launcher, workspaces } = make();
+      await backend.release('s0');
+      await backend.acquire('s1', never());
+      await backend.release('s1');
+      await backend.release('s1');
+      expect(launcher.launched[0]!.signals).toEqual(['SIGTERM']);
+      expect(workspaces.sessions.size).toBe(0);
+      expect((await backend.acquire('s1', never())).recreated).toBe(false);
+    });
+
+    it('escalates to SIGKILL after the grace', async () => {
+      const { backend, launcher, clock } = make({ stopGraceMs: 5000 });
+      await backend.acquire('s1', never());
+      launcher.launched[0]!.exitsOnTerm = false;
+      const released = backend.release('s1');
+      await flush();
+      expect(launcher.launched[0]!.signals).toEqual(['SIGTERM']);
+      clock.advance(5000);
+      await released;
+      expect(launcher.launched[0]!.signals).toEqual(['SIGTERM', 'SIGKILL']);
+    });
+  });
+
+  describe('idle reaping', () => {
+    it('releases a session idle for idleTimeoutMs; its next use is a recreation', async () => {
+      const { backend, launcher, clock, workspaces } = make({ idleTimeoutMs: 60_000 });
+      const h = await backend.acquire('s1', never());
+      clock.advance(30_000);
+      backend.touch(h);
+      clock.advance(59_999);
+      await flush();
+      expect(launcher.alive()).toHaveLength(1);
+      clock.advance(1);
+      await flush();
+      expect(launcher.alive()).toHaveLength(0);
+      expect(workspaces.sessions.size).toBe(0);
+      expect(backend.activeSessions).toBe(0);
+      expect((await backend.acquire('s1', never())).recreated).toBe(true);
+    });
+
+    it('does not reap during an in-flight command', async () => {
+      const { backend, launcher, clock } = make({ idleTimeoutMs: 60_000 });
+      const h = await backend.acquire('s1', never());
+      const done = backend.beginCommand(h);
+      clock.advance(120_000);
+      await flush();
+      expect(launcher.alive()).toHaveLength(1);
+      done();
+      clock.advance(60_000);
+      await flush();
+      expect(launcher.alive()).toHaveLength(0);
+    });
+  });
+
+  describe('warm pool', () => {
+    it('starts unassigned agents, claims one with /assign and refills at once', async () => {
+      const { backend, launcher, agent, workspaces } = make({ warmPoolSize: 2 });
+      agent.on('assign', async () => undefined);
+      await backend.start();
+      await flush();
+      expect(launcher.launched).toHaveLength(2);
+      expect(launcher.launched.every((p) => p.spec.env.SANDBOX_AUTH_TOKEN === undefined)).toBe(true);
+      expect(backend.warmReady).toBe(2);
+      const claimed = await backend.acquire('s1', never());
+      expect(claimed).toMatchObject({ path: 'claim', agentUrl: 'http://127.0.0.1:40000', recreated: false });
+      expect(agent.callsOf('assign')[0]!.slice(0, 2)).toEqual(['http://127.0.0.1:40000', deriveSessionToken(key, 's1')]);
+      expect(workspaces.sessions.get('s1')).toMatch(/^\/state\/warm\/warm-[0-9a-f]+\/workspace$/);
+      await flush();
+      expect(launcher.launched).toHaveLength(3);
+      expect(backend.warmReady).toBe(2);
+    });
+
+    it('falls back to a new agent when the claim fails, stopping the warm one', async () => {
+      const { backend, launcher, agent } = make({ warmPoolSize: 1 });
+      agent.on('assign', async () => {
+        throw new AgentError(AgentErrorCode.Network, 'assign', 'u', 'socket hang up');
+      });
+      await backend.start();
+      await flush();
+      const h = await backend.acquire('s1', never());
+      expect(h.path).toBe('create');
+      expect(launcher.launched[0]!.hasExited).toBe(true);
+    });
+
+    it('replaces a warm agent that died in the pool', async () => {
+      const { backend, launcher } = make({ warmPoolSize: 1 });
+      await backend.start();
+      await flush();
+      launcher.launched[0]!.crash();
+      await flush();
+      expect(launcher.launched).toHaveLength(2);
+      expect(backend.warmReady).toBe(1);
+    });
+  });
+
+  describe('shutdown', () => {
+    it('stops every agent (SIGTERM, then SIGKILL after the grace), cleans the state dir and refuses new work', async () => {
+      const { backend, launcher, clock, workspaces, agent } = make({ warmPoolSize: 1 });
+      agent.on('assign', async () => undefined);
+      await backend.acquire('s1', never());
+      await backend.acquire('s2', never());
+      await flush();
+      const running = launcher.alive();
+      expect(running).toHaveLength(3);
+      for (const child of running) child.exitsOnTerm = false;
+      const stopping = backend.shutdown();
+      await flush();
+      expect(running.map((c) => c.signals)).toEqual([['SIGTERM'], ['SIGTERM'], ['SIGTERM']]);
+      clock.advance(5000);
+      await stopping;
+      expect(launcher.alive()).toEqual([]);
+      expect(running.map((c) => c.signals)).toEqual(Array(3).fill(['SIGTERM', 'SIGKILL']));
+      expect(workspaces.closed).toBe(1);
+      await expect(backend.acquire('s3', never())).rejects.toMatchObject({ code: SessionErrorCode.ShuttingDown });
+    });
+  });
+
+  describe('checkHealth (C-HTTP-2)', () => {
+    it('needs the agent entry and a working bash; probes are cached briefly', async () => {
+      const runner = new FakeRunner();
+      const { backend, hostFs, clock } = make({ commandRunner: runner });
+      await backend.checkHealth();
+      await backend.checkHealth();
+      expect(runner.runs.filter((r) => r.startsWith('bash'))).toEqual(['bash -c true']);
+      clock.advance(10_000);
+      await backend.checkHealth();
+      expect(runner.runs.filter((r) => r.startsWith('bash'))).toHaveLength(2);
+      hostFs.files.clear();
+      await expect(backend.checkHealth()).rejects.toThrow(/sandbox agent not found at \/repo\/dist\/apps\/sandbox-agent\/src\/main.js/);
+    });
+
+    it('fails when bash cannot start', async () => {
+      const { backend } = make({ commandRunner: new FakeRunner({ bash: { ok: false, detail: 'spawn bash ENOENT' } }) });
+      await expect(backend.checkHealth()).rejects.toThrow('bash cannot start: spawn bash ENOENT');
+    });
+  });
+});

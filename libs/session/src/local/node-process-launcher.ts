@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { describeExit, type AgentProcess, type LaunchSpec, type ProcessExit, type ProcessLauncher } from './process-launcher.js';
+
+const STDERR_TAIL_BYTES = 4096;
+const READY_LINE_MAX = 64;
+const PIPE_CLOSE_WAIT_MS = 2_000;
+
+/**
+ * Spawns sandbox processes detached (own process group, so a group signal reaches everything the agent left in
+ * it) with fd 3 as the ready pipe (`SANDBOX_READY_FD=3`: the agent writes `<port>\n` once listening, so nobody
+ * polls). stdout is discarded; stderr is drained into a small tail for logs.
+ */
+export class NodeProcessLauncher implements ProcessLauncher {
+  launch(spec: LaunchSpec): AgentProcess {
+    const child = spawn(spec.command, spec.args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    return new NodeAgentProcess(child);
+  }
+}
+
+class NodeAgentProcess implements AgentProcess {
+  readonly readyLine: Promise<string>;
+  readonly exited: Promise<ProcessExit>;
+  private exitSeen = false;
+  private tail = '';
+
+  constructor(private readonly child: ChildProcess) {
+    const readyPipe = child.stdio[3] as Readable | null;
+    // The agent keeps fd 3 open for its whole life. Under bwrap our child is bwrap, whose sandbox dies a moment
+    // after it (PR_SET_PDEATHSIG); EOF on fd 3 says the agent itself is gone, so "exited" means the sandbox no
+    // longer answers on its port. Bounded, since a command may have inherited the descriptor.
+    const pipeClosed = new Promise<void>((resolve) => {
+      if (!readyPipe) return resolve();
+      readyPipe.once('close', resolve);
+      readyPipe.once('error', () => resolve());
+    });
+    this.exited = new Promise<ProcessExit>((resolve) => {
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+      // Spawn failures (ENOENT, EACCES) emit 'error' without 'exit'.
+      child.once('error', (error) => {
+        if (child.pid === undefined) resolve({ code: null, signal: null, error: error.message });
+      });
+    })
+      .then(async (exit) => {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([pipeClosed, new Promise<void>((resolve) => (timer = setTimeout(resolve, PIPE_CLOSE_WAIT_MS)))]);
+        clearTimeout(timer);
+        readyPipe?.destroy();
+        return exit;
+      })
+      .then((exit) => {
+        this.exitSeen = true;
+        return exit;
+      });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      this.tail = (this.tail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+    });
+    this.readyLine = readFirstLine(readyPipe, this.exited);
+    this.readyLine.catch(() => undefined);
+  }
+
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
+  get hasExited(): boolean {
+    return this.exitSeen;
+  }
+
+  kill(signal: 'SIGTERM' | 'SIGKILL'): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      try {
+        this.child.kill(signal);
+      } catch {
+        // Already gone.
+      }
+    }
+  }
+
+  stderrTail(): string {
+    return this.tail;
+  }
+}
+
+function readFirstLine(stream: Readable | null, exited: Promise<ProcessExit>): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    if (!stream) return reject(new Error('no ready pipe'));
+    let text = '';
+    const onData = (chunk: Buffer): void => {
+      text += chunk.toString('utf8');
+      const newline = text.indexOf('\n');
+      if (newline >= 0) {
+        stream.off('data', onData);
+        stream.resume();
+        resolve(text.slice(0, newline).trim());
+      } else if (text.length > READY_LINE_MAX) {
+        reject(new Error('ready pipe: no newline within 64 bytes'));
+      }
+    };
+    stream.on('data', onData);
+    stream.once('end', () => reject(new Error('agent closed the ready pipe without writing its port')));
+    stream.once('error', (error) => reject(error));
+    void exited.then((exit) => reject(new Error(describeExit(exit))));
+  });
+}

@@ -1,0 +1,40 @@
+/** What to start: the agent directly (`node main.js`) or wrapped (`bwrap … node main.js`). */
+export interface LaunchSpec {
+  command: string;
+  args: string[];
+  /** The complete environment of the child (built from an allow-list, never the server's env). */
+  env: Record<string, string>;
+  cwd: string;
+}
+
+export interface ProcessExit {
+  code: number | null;
+  signal: string | null;
+  /** Spawn failure (e.g. ENOENT) instead of an exit. */
+  error?: string;
+}
+
+/** A started sandbox process. Signals go to its whole process group. */
+export interface AgentProcess {
+  readonly pid: number;
+  /** First line the agent writes to fd 3 (`<port>`); rejects when the process ends or closes fd 3 first. */
+  readonly readyLine: Promise<string>;
+  /** Settles once, when the process has exited; never rejects. */
+  readonly exited: Promise<ProcessExit>;
+  /** True once the exit was observed. */
+  readonly hasExited: boolean;
+  kill(signal: 'SIGTERM' | 'SIGKILL'): void;
+  /** Last few KiB of the child's stderr, for logs. */
+  stderrTail(): string;
+}
+
+/** Port around `child_process.spawn`. */
+export interface ProcessLauncher {
+  launch(spec: LaunchSpec): AgentProcess;
+}
+
+export function describeExit(exit: ProcessExit): string {
+  if (exit.error) return `could not start: ${exit.error}`;
+  if (exit.signal) return `exited on signal ${exit.signal}`;
+  return `exited with code ${exit.code}`;
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../test/fakes.js';
+import { FakeLauncher, flush } from '../../test/local-fakes.js';
+import { SessionErrorCode } from '../session-error.js';
+import { startAgent, stopAgent } from './sandbox-process.js';
+
+const spec = { command: 'node', args: ['main.js'], env: {}, cwd: '/w' };
+
+describe('startAgent', () => {
+  it('returns the port from the ready line', async () => {
+    const launcher = new FakeLauncher();
+    const started = await startAgent(launcher, spec, { clock: new FakeClock(), readyTimeoutMs: 1000, signal: new AbortController().signal });
+    expect(started.port).toBe(40_000);
+  });
+
+  it('rejects an invalid ready line and kills the process', async () => {
+    const launcher = new FakeLauncher();
+    launcher.autoReady = false;
+    const pending = startAgent(launcher, spec, { clock: new FakeClock(), readyTimeoutMs: 1000, signal: new AbortController().signal });
+    launcher.launched[0]!.becomeReady(70_000);
+    await expect(pending).rejects.toThrow('start sandbox: agent reported an invalid port "70000"');
+    expect(launcher.launched[0]!.hasExited).toBe(true);
+  });
+
+  it('maps the caller abort to Cancelled and kills the process', async () => {
+    const launcher = new FakeLauncher();
+    launcher.autoReady = false;
+    const controller = new AbortController();
+    const pending = startAgent(launcher, spec, { clock: new FakeClock(), readyTimeoutMs: 1000, signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: SessionErrorCode.Cancelled });
+    expect(launcher.launched[0]!.signals).toEqual(['SIGKILL']);
+  });
+});
+
+describe('stopAgent', () => {
+  it('does nothing for an exited process', async () => {
+    const launcher = new FakeLauncher();
+    const child = launcher.launch(spec);
+    child.crash();
+    await flush();
+    await stopAgent(child, new FakeClock(), 1000);
+    expect(child.signals).toEqual([]);
+  });
+
+  it('stops with SIGTERM when that suffices, else SIGKILL after the grace', async () => {
+    const clock = new FakeClock();
+    const launcher = new FakeLauncher();
+    const polite = launcher.launch(spec);
+    await stopAgent(polite, clock, 1000);
+    expect(polite.signals).toEqual(['SIGTERM']);
+    expect(clock.pending()).toEqual([]);
+    const stubborn = launcher.launch(spec);
+    stubborn.exitsOnTerm = false;
+    const stopping = stopAgent(stubborn, clock, 1000);
+    await flush();
+    clock.advance(1000);
+    await stopping;
+    expect(stubborn.signals).toEqual(['SIGTERM', 'SIGKILL']);
+  });
+});

@@ -1,0 +1,71 @@
+import { existsSync, lstatSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FsWorkspaceStore } from './workspace-store.js';
+
+describe(FsWorkspaceStore.name, () => {
+  let base: string;
+  let stateDir: string;
+  beforeEach(async () => {
+    base = await mkdtemp(join(tmpdir(), 'cli-mcp-ws-spec-'));
+    stateDir = join(base, 'state');
+  });
+  afterEach(() => rm(base, { recursive: true, force: true }));
+
+  it('prepares a private state dir, takes the lock and deletes what a crashed server left', async () => {
+    await mkdir(join(stateDir, 'sessions/old/workspace'), { recursive: true });
+    await writeFile(join(stateDir, 'sessions/old/workspace/f'), 'x');
+    await writeFile(join(stateDir, 'local-backend.pid'), '999999999\n');
+    const store = new FsWorkspaceStore(stateDir, () => false);
+    await store.prepare();
+    expect(existsSync(join(stateDir, 'sessions/old'))).toBe(false);
+    expect(statSync(stateDir).mode & 0o777).toBe(0o700);
+    expect((await readFile(join(stateDir, 'local-backend.pid'), 'utf8')).trim()).toBe(String(process.pid));
+  });
+
+  it('refuses a state dir held by another live server', async () => {
+    await mkdir(stateDir, { recursive: true });
+    await writeFile(join(stateDir, 'local-backend.pid'), '4242\n');
+    await expect(new FsWorkspaceStore(stateDir, (pid) => pid === 4242).prepare()).rejects.toThrow(
+      /state directory .* is in use by process 4242: give each server its own --state-dir/,
+    );
+  });
+
+  it('creates 0700 session workspaces with the output dir and removes them idempotently', async () => {
+    const store = new FsWorkspaceStore(stateDir);
+    await store.prepare();
+    const workspace = await store.createSession('s1');
+    expect(workspace).toBe(join(stateDir, 'sessions/s1/workspace'));
+    expect(statSync(workspace).mode & 0o777).toBe(0o700);
+    expect(existsSync(join(workspace, '.cli-mcp'))).toBe(true);
+    await store.removeSession('s1');
+    await store.removeSession('s1');
+    expect(existsSync(join(stateDir, 'sessions/s1'))).toBe(false);
+  });
+
+  it('adopts a warm workspace through a symlink and removes both on release', async () => {
+    const store = new FsWorkspaceStore(stateDir);
+    await store.prepare();
+    const warm = await store.createWarm('warm-1');
+    await writeFile(join(warm, 'f'), 'x');
+    expect(await store.adoptWarm('warm-1', 's1')).toBe(warm);
+    expect(lstatSync(join(stateDir, 'sessions/s1')).isSymbolicLink()).toBe(true);
+    expect(await readFile(join(store.sessionWorkspace('s1'), 'f'), 'utf8')).toBe('x');
+    await store.removeSession('s1');
+    expect(existsSync(join(stateDir, 'warm/warm-1'))).toBe(false);
+    expect(existsSync(join(stateDir, 'sessions/s1'))).toBe(false);
+  });
+
+  it('close deletes every workspace and releases the lock', async () => {
+    const store = new FsWorkspaceStore(stateDir);
+    await store.prepare();
+    await store.createSession('s1');
+    await store.createWarm('w');
+    await store.close();
+    expect(existsSync(join(stateDir, 'sessions'))).toBe(false);
+    expect(existsSync(join(stateDir, 'warm'))).toBe(false);
+    expect(existsSync(join(stateDir, 'local-backend.pid'))).toBe(false);
+  });
+});

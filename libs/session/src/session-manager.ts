@@ -1,0 +1,216 @@
+import type { AgentClient } from '@cli-mcp/agent-client';
+import { Registry } from 'prom-client';
+import { classifyAgentFailure, describeAgentFailure } from './agent-failure.js';
+import { systemClock, type Clock } from './clock.js';
+import type { AcquirePath, ExecRequest, ExecResponse, SandboxBackend, SandboxHandle, SessionExecResult } from './sandbox-backend.port.js';
+import { SessionCache } from './session-cache.js';
+import { SessionError, SessionErrorCode } from './session-error.js';
+import { assertValidSessionId } from './session-id.js';
+import { SessionMetrics, type ExecOutcome } from './session-metrics.js';
+import { FlightAbortedError, SingleFlight } from './single-flight.js';
+
+/** The part of `AgentClient` the manager uses (a port, so tests use a strict fake). */
+export type SessionAgentPort = Pick<AgentClient, 'exec' | 'cancel'>;
+
+export interface SessionManagerOptions {
+  backend: SandboxBackend;
+  agent: SessionAgentPort;
+  /** Shared with the backend (one per registry). Absent → built on `registry`, else on a private registry. */
+  metrics?: SessionMetrics;
+  registry?: Registry;
+  clock?: Clock;
+  /** `--cache-ttl` (C-K8S-4); default 30 s. */
+  cacheTtlMs?: number;
+  cacheMaxEntries?: number;
+}
+
+interface Resolved {
+  handle: SandboxHandle;
+  path: AcquirePath;
+  recreated: boolean;
+}
+
+/**
+ * Routes a session's commands to its sandbox: validation, replica cache, per-session single flight, the
+ * recovery rules of C-K8S-7 and the session metrics (§9). Backend-agnostic: the backend only finds or makes
+ * sandboxes. Plain class (no Nest decorators): the app wires it with a factory provider.
+ */
+export class SessionManager {
+  private readonly backend: SandboxBackend;
+  private readonly agent: SessionAgentPort;
+  private readonly clock: Clock;
+  private readonly metrics: SessionMetrics;
+  private readonly cache: SessionCache;
+  private readonly flights = new SingleFlight<SandboxHandle>();
+  private stopping?: Promise<void>;
+
+  constructor(options: SessionManagerOptions) {
+    this.backend = options.backend;
+    this.agent = options.agent;
+    this.clock = options.clock ?? systemClock;
+    this.metrics = options.metrics ?? new SessionMetrics(options.registry ?? new Registry());
+    this.cache = new SessionCache(this.clock, { ttlMs: options.cacheTtlMs, maxEntries: options.cacheMaxEntries });
+    this.metrics.bindCachedSessions(() => this.cache.size);
+    this.backend.onSandboxGone?.((sessionId) => this.cache.delete(sessionId));
+  }
+
+  /** Sessions in this replica's cache (the `cli_mcp_sessions_cached` gauge). */
+  get cachedSessions(): number {
+    return this.cache.size;
+  }
+
+  /** Runs one command in the session's sandbox, creating the sandbox on first use. */
+  async execute(sessionId: string, request: ExecRequest, signal: AbortSignal): Promise<SessionExecResult> {
+    assertValidSessionId(sessionId);
+    this.assertRunning();
+    const started = this.clock.now();
+    try {
+      const result = await this.executeWithRecovery(sessionId, request, signal);
+      const { response } = result;
+      this.metrics.executed(outcomeOf(response), this.secondsSince(started), response.stdout_bytes + response.stderr_bytes);
+      return result;
+    } catch (error) {
+      const failure = toSessionError(error, signal);
+      this.metrics.executed(failure.code === SessionErrorCode.Cancelled ? 'cancelled' : 'error', this.secondsSince(started));
+      throw failure;
+    }
+  }
+
+  /**
+   * Stops the command `requestId` of the session (C-MCP-9). Finds the sandbox without creating one — from the
+   * cache or `backend.find` — so a cancel arriving at any replica reaches it. False when nothing was running.
+   */
+  async cancel(sessionId: string, requestId: string, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
+    assertValidSessionId(sessionId);
+    let handle: SandboxHandle | undefined;
+    try {
+      handle = this.cache.get(sessionId) ?? (await this.backend.find(sessionId, signal));
+      if (!handle) return false;
+      const answer = await this.agent.cancel(handle.agentUrl, handle.token, requestId, signal);
+      return answer.cancelled === true;
+    } catch (error) {
+      if (handle && classifyAgentFailure(error) === 'network') this.cache.invalidate(sessionId, handle.agentUrl);
+      throw toSessionError(error, signal);
+    }
+  }
+
+  /** Ends the session: cache entry and sandbox (C-HTTP-1). Idempotent: an unknown session is a no-op. */
+  async end(sessionId: string, signal: AbortSignal): Promise<void> {
+    assertValidSessionId(sessionId);
+    this.cache.delete(sessionId);
+    try {
+      await this.backend.release(sessionId, signal);
+    } catch (error) {
+      throw toSessionError(error, signal, 'end session');
+    } finally {
+      // An acquisition that finished during the release must not leave a stale entry behind.
+      this.cache.delete(sessionId);
+    }
+  }
+
+  /** Throws a SessionError when the backend cannot create sandboxes (C-HTTP-2). */
+  async checkHealth(signal: AbortSignal): Promise<void> {
+    try {
+      await this.backend.checkHealth(signal);
+    } catch (error) {
+      throw toSessionError(error, signal, 'health check');
+    }
+  }
+
+  /** Refuses new work and stops the backend (local: every sandbox process). Idempotent. */
+  shutdown(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.cache.clear();
+      await this.backend.shutdown();
+    })();
+    return this.stopping;
+  }
+
+  private async executeWithRecovery(sessionId: string, request: ExecRequest, signal: AbortSignal): Promise<SessionExecResult> {
+    let resolved = await this.resolve(sessionId, signal);
+    let reacquired = false;
+    let reassigned = false;
+    for (;;) {
+      const { handle } = resolved;
+      const finished = this.backend.beginCommand?.(handle);
+      try {
+        const response = await this.agent.exec(handle.agentUrl, handle.token, request, signal);
+        this.backend.touch(handle);
+        return { response, sandboxRecreated: resolved.recreated, acquirePath: resolved.path };
+      } catch (error) {
+        const kind = classifyAgentFailure(error);
+        if (kind === 'aborted' || signal.aborted) throw toSessionError(error, signal);
+        // The sandbox behind this handle may be gone: the next lookup must ask the backend (C-K8S-7).
+        if (kind === 'network' || kind === 'not-delivered') this.cache.invalidate(sessionId, handle.agentUrl);
+        if (kind === 'not-delivered' && !reacquired) {
+          // The command certainly did not run, so running it on a re-resolved sandbox cannot run it twice.
+          reacquired = true;
+          const next = await this.resolve(sessionId, signal);
+          resolved = { ...next, recreated: resolved.recreated || next.recreated };
+          continue;
+        }
+        if (kind === 'not-assigned' && !reassigned) {
+          // A claimed sandbox whose agent restarted unassigned: 503 precedes execution, so a retry is safe.
+          reassigned = true;
+          await this.backend.reassign(handle, signal);
+          continue;
+        }
+        // `network`: the request may have reached the agent — no blind retry, the command may have run.
+        throw toSessionError(error, signal);
+      } finally {
+        finished?.();
+      }
+    }
+  }
+
+  private async resolve(sessionId: string, signal: AbortSignal): Promise<Resolved> {
+    const started = this.clock.now();
+    const cached = this.cache.get(sessionId);
+    if (cached) {
+      this.metrics.lookup('cache', 'hit');
+      this.metrics.acquired('cache', this.secondsSince(started));
+      return { handle: cached, path: 'cache', recreated: false };
+    }
+    this.metrics.lookup('cache', 'miss');
+    try {
+      const handle = await this.flights.run(sessionId, signal, async (shared) => {
+        const acquired = await this.backend.acquire(sessionId, shared);
+        // The cached copy is not "recreated": only the calls that waited for this acquisition lost state.
+        if (!this.stopping) this.cache.set(sessionId, { ...acquired, recreated: false });
+        return acquired;
+      });
+      this.metrics.lookup('backend', handle.path === 'discover' ? 'hit' : 'miss');
+      this.metrics.acquired(handle.path, this.secondsSince(started));
+      return { handle, path: handle.path, recreated: handle.recreated === true };
+    } catch (error) {
+      if (!signal.aborted) this.metrics.lookup('backend', 'error');
+      throw toSessionError(error, signal);
+    }
+  }
+
+  private assertRunning(): void {
+    if (this.stopping) throw new SessionError(SessionErrorCode.ShuttingDown, 'server is shutting down');
+  }
+
+  private secondsSince(started: number): number {
+    return Math.max(0, this.clock.now() - started) / 1000;
+  }
+}
+
+function outcomeOf(response: ExecResponse): ExecOutcome {
+  if (response.cancelled) return 'cancelled';
+  if (response.timed_out) return 'timeout';
+  return response.exit_code === 0 ? 'ok' : 'nonzero';
+}
+
+/** Maps any failure to the lib's one error class with a model-safe message. */
+function toSessionError(error: unknown, signal: AbortSignal, context?: string): SessionError {
+  if (error instanceof SessionError) return error;
+  const kind = classifyAgentFailure(error);
+  if (error instanceof FlightAbortedError || kind === 'aborted' || signal.aborted) {
+    return new SessionError(SessionErrorCode.Cancelled, 'request cancelled by the client', { cause: error });
+  }
+  if (kind !== 'unknown') return new SessionError(SessionErrorCode.AgentFailure, describeAgentFailure(error), { cause: error });
+  const message = error instanceof Error ? error.message : String(error);
+  return new SessionError(SessionErrorCode.BackendFailure, `${context ?? 'resolve sandbox'}: ${message}`, { cause: error });
+}

@@ -1,0 +1,172 @@
+/** Strict fakes and fixtures for libs/session unit tests: an unexpected call is recorded and fails the test. */
+import { AgentError, AgentErrorCode, type CancelResponse, type ExecRequest, type ExecResponse } from '@cli-mcp/agent-client';
+import type { Clock } from '../src/clock.js';
+import type { SandboxBackend, SandboxHandle } from '../src/sandbox-backend.port.js';
+
+export class FakeClock implements Clock {
+  private time = 1_000;
+  private nextId = 0;
+  private readonly timers = new Map<number, { at: number; callback: () => void }>();
+
+  now(): number {
+    return this.time;
+  }
+
+  schedule(delayMs: number, callback: () => void): () => void {
+    const id = this.nextId++;
+    this.timers.set(id, { at: this.time + Math.max(0, delayMs), callback });
+    return () => this.timers.delete(id);
+  }
+
+  /** Moves time forward, firing due timers in time order (timers scheduled by callbacks included). */
+  advance(ms: number): void {
+    const target = this.time + ms;
+    for (;;) {
+      const due = [...this.timers.entries()].filter(([, t]) => t.at <= target).sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      this.timers.delete(due[0]);
+      this.time = Math.max(this.time, due[1].at);
+      due[1].callback();
+    }
+    this.time = target;
+  }
+
+  /** Due times (relative to now) of pending timers, soonest first. */
+  pending(): number[] {
+    return [...this.timers.values()].map((t) => t.at - this.time).sort((a, b) => a - b);
+  }
+}
+
+type AnyFn = (...args: never[]) => unknown;
+
+/** Base of strict fakes: every method must be given an implementation with `on()` before it is called. */
+export class Strict<M extends Record<string, AnyFn>> {
+  readonly calls: Array<{ method: keyof M; args: unknown[] }> = [];
+  readonly unexpected: string[] = [];
+  private readonly impls: Partial<M> = {};
+
+  on<K extends keyof M>(method: K, impl: M[K]): this {
+    this.impls[method] = impl;
+    return this;
+  }
+
+  callsOf(method: keyof M): unknown[][] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.args);
+  }
+
+  protected invoke<K extends keyof M>(method: K, args: unknown[]): ReturnType<M[K]> {
+    this.calls.push({ method, args });
+    const impl = this.impls[method];
+    if (!impl) {
+      this.unexpected.push(String(method));
+      throw new Error(`unexpected call ${String(method)}`);
+    }
+    return (impl as unknown as (...a: unknown[]) => ReturnType<M[K]>)(...args);
+  }
+}
+
+interface BackendMethods extends Record<string, AnyFn> {
+  acquire: SandboxBackend['acquire'];
+  find: SandboxBackend['find'];
+  reassign: SandboxBackend['reassign'];
+  touch: SandboxBackend['touch'];
+  release: SandboxBackend['release'];
+  checkHealth: SandboxBackend['checkHealth'];
+  shutdown: SandboxBackend['shutdown'];
+  beginCommand: (handle: SandboxHandle) => () => void;
+}
+
+export class StrictBackend extends Strict<BackendMethods> implements SandboxBackend {
+  readonly kind = 'local' as const;
+  acquire(sessionId: string, signal: AbortSignal): Promise<SandboxHandle> {
+    return this.async('acquire', [sessionId, signal]);
+  }
+  find(sessionId: string, signal: AbortSignal): Promise<SandboxHandle | undefined> {
+    return this.async('find', [sessionId, signal]);
+  }
+  reassign(handle: SandboxHandle, signal: AbortSignal): Promise<void> {
+    return this.async('reassign', [handle, signal]);
+  }
+  touch(handle: SandboxHandle): void {
+    this.invoke('touch', [handle]);
+  }
+  release(sessionId: string, signal: AbortSignal): Promise<void> {
+    return this.async('release', [sessionId, signal]);
+  }
+  checkHealth(signal: AbortSignal): Promise<void> {
+    return this.async('checkHealth', [signal]);
+  }
+  shutdown(): Promise<void> {
+    return this.async('shutdown', []);
+  }
+  beginCommand(handle: SandboxHandle): () => void {
+    return this.invoke('beginCommand', [handle]);
+  }
+  private async async<K extends keyof BackendMethods>(method: K, args: unknown[]): Promise<Awaited<ReturnType<BackendMethods[K]>>> {
+    return (await this.invoke(method, args)) as Awaited<ReturnType<BackendMethods[K]>>;
+  }
+}
+
+interface AgentMethods extends Record<string, AnyFn> {
+  exec: (baseUrl: string, token: string, body: ExecRequest, signal?: AbortSignal) => Promise<ExecResponse>;
+  cancel: (baseUrl: string, token: string, requestId?: string, signal?: AbortSignal) => Promise<CancelResponse>;
+}
+
+export class StrictAgent extends Strict<AgentMethods> {
+  exec(baseUrl: string, token: string, body: ExecRequest, signal?: AbortSignal): Promise<ExecResponse> {
+    return Promise.resolve().then(() => this.invoke('exec', [baseUrl, token, body, signal]));
+  }
+  cancel(baseUrl: string, token: string, requestId?: string, signal?: AbortSignal): Promise<CancelResponse> {
+    return Promise.resolve().then(() => this.invoke('cancel', [baseUrl, token, requestId, signal]));
+  }
+}
+
+export function handle(sessionId: string, overrides: Partial<SandboxHandle> = {}): SandboxHandle {
+  return {
+    sessionId, agentUrl: 'http://127.0.0.1:41000', token: 't'.repeat(64), sandboxName: 'pid-1', path: 'create', ...overrides,
+  };
+}
+
+export function execResponse(overrides: Partial<ExecResponse> = {}): ExecResponse {
+  return {
+    stdout: 'out', stderr: '', exit_code: 0, duration_ms: 3, timed_out: false, cancelled: false, truncated: false,
+    state_reset: false, stdout_bytes: 3, stderr_bytes: 0, ...overrides,
+  };
+}
+
+export const agentErrors = {
+  refused: (url = 'http://127.0.0.1:41000/exec') =>
+    new AgentError(AgentErrorCode.Network, 'execute', url, 'connect ECONNREFUSED 127.0.0.1:41000'),
+  reset: (url = 'http://127.0.0.1:41000/exec') => new AgentError(AgentErrorCode.Network, 'execute', url, 'socket hang up'),
+  notAssigned: (url = 'http://127.0.0.1:41000/exec') =>
+    new AgentError(AgentErrorCode.Status, 'execute', url, 'unexpected status 503', 503, 'agent not assigned'),
+  status: (status: number, message: string, url = 'http://127.0.0.1:41000/exec') =>
+    new AgentError(AgentErrorCode.Status, 'execute', url, `unexpected status ${status}`, status, message),
+  aborted: (url = 'http://127.0.0.1:41000/exec') => new AgentError(AgentErrorCode.Aborted, 'execute', url, 'request aborted'),
+};
+
+/** A promise with its resolve/reject exposed, for holding a fake call open. */
+export function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+interface LocalAgentMethods extends Record<string, AnyFn> {
+  assign: (baseUrl: string, token: string, signal?: AbortSignal) => Promise<void>;
+  health: (baseUrl: string, signal?: AbortSignal) => Promise<{ status: 'ok'; assigned: boolean; busy: boolean }>;
+}
+
+/** Strict fake of the agent calls the local backend makes itself. */
+export class StrictLocalAgent extends Strict<LocalAgentMethods> {
+  assign(baseUrl: string, token: string, signal?: AbortSignal): Promise<void> {
+    return Promise.resolve().then(() => this.invoke('assign', [baseUrl, token, signal]));
+  }
+  health(baseUrl: string, signal?: AbortSignal): Promise<{ status: 'ok'; assigned: boolean; busy: boolean }> {
+    return Promise.resolve().then(() => this.invoke('health', [baseUrl, signal]));
+  }
+}

@@ -1,0 +1,146 @@
+/** Fakes of the local backend's ports. */
+import type { CommandResult, CommandRunner } from '../src/local/command-runner.js';
+import type { HostFs, RootEntry } from '../src/local/host-fs.js';
+import type { AgentProcess, LaunchSpec, ProcessExit, ProcessLauncher } from '../src/local/process-launcher.js';
+import type { WorkspaceStore } from '../src/local/workspace-store.js';
+import { deferred } from './fakes.js';
+
+export class FakeProcess implements AgentProcess {
+  private static nextPid = 1000;
+  readonly pid = FakeProcess.nextPid++;
+  readonly signals: string[] = [];
+  private readonly ready = deferred<string>();
+  private readonly exit = deferred<ProcessExit>();
+  private exitSeen = false;
+  readonly readyLine = this.ready.promise;
+  readonly exited = this.exit.promise;
+  /** When false, SIGTERM is ignored (only SIGKILL ends it). */
+  exitsOnTerm = true;
+
+  constructor(readonly spec: LaunchSpec) {
+    this.readyLine.catch(() => undefined);
+  }
+
+  get hasExited(): boolean {
+    return this.exitSeen;
+  }
+
+  becomeReady(port: number): void {
+    this.ready.resolve(`${port}`);
+  }
+
+  /** The process ends by itself (crash). */
+  crash(code = 1): void {
+    this.finish({ code, signal: null });
+  }
+
+  kill(signal: 'SIGTERM' | 'SIGKILL'): void {
+    this.signals.push(signal);
+    if (signal === 'SIGKILL' || this.exitsOnTerm) this.finish({ code: null, signal });
+  }
+
+  stderrTail(): string {
+    return 'stderr tail';
+  }
+
+  private finish(exit: ProcessExit): void {
+    if (this.exitSeen) return;
+    this.exitSeen = true;
+    this.ready.reject(new Error(exit.signal ? `exited on signal ${exit.signal}` : `exited with code ${exit.code}`));
+    this.exit.resolve(exit);
+  }
+}
+
+/** Launches fake processes; by default each becomes ready at once on a fresh port. */
+export class FakeLauncher implements ProcessLauncher {
+  readonly launched: FakeProcess[] = [];
+  autoReady = true;
+  private nextPort = 40_000;
+
+  launch(spec: LaunchSpec): FakeProcess {
+    const child = new FakeProcess(spec);
+    this.launched.push(child);
+    if (this.autoReady) child.becomeReady(this.nextPort++);
+    return child;
+  }
+
+  alive(): FakeProcess[] {
+    return this.launched.filter((p) => !p.hasExited);
+  }
+}
+
+export class FakeRunner implements CommandRunner {
+  readonly runs: string[] = [];
+  constructor(private readonly results: Record<string, CommandResult> = {}) {}
+  async run(command: string, args: string[]): Promise<CommandResult> {
+    this.runs.push([command, ...args].join(' '));
+    return this.results[command] ?? { ok: true, detail: '' };
+  }
+}
+
+export class FakeHostFs implements HostFs {
+  files = new Set<string>(['/repo/dist/apps/sandbox-agent/src/main.js']);
+  dirs = new Set<string>();
+  root: RootEntry[] = [{ name: 'usr' }, { name: 'bin', symlinkTarget: 'usr/bin' }, { name: 'proc' }, { name: 'etc' }];
+  async listRoot(): Promise<RootEntry[]> {
+    return this.root;
+  }
+  async realpath(path: string): Promise<string> {
+    return path;
+  }
+  async isFile(path: string): Promise<boolean> {
+    return this.files.has(path);
+  }
+  async isDirectory(path: string): Promise<boolean> {
+    return this.dirs.has(path);
+  }
+  async findUp(start: string, name: string): Promise<string | undefined> {
+    return name === 'node_modules' && start.startsWith('/repo') ? '/repo' : undefined;
+  }
+}
+
+/** In-memory workspace store: records which workspaces exist. */
+export class FakeWorkspaces implements WorkspaceStore {
+  readonly stateDir = '/state';
+  readonly sessions = new Map<string, string>();
+  readonly warm = new Set<string>();
+  prepared = 0;
+  closed = 0;
+  async prepare(): Promise<void> {
+    this.prepared++;
+  }
+  sessionWorkspace(sessionId: string): string {
+    return `/state/sessions/${sessionId}/workspace`;
+  }
+  async createSession(sessionId: string): Promise<string> {
+    this.sessions.set(sessionId, this.sessionWorkspace(sessionId));
+    return this.sessionWorkspace(sessionId);
+  }
+  async createWarm(name: string): Promise<string> {
+    this.warm.add(name);
+    return `/state/warm/${name}/workspace`;
+  }
+  async adoptWarm(name: string, sessionId: string): Promise<string> {
+    this.sessions.set(sessionId, `/state/warm/${name}/workspace`);
+    return `/state/warm/${name}/workspace`;
+  }
+  async removeSession(sessionId: string): Promise<void> {
+    const workspace = this.sessions.get(sessionId);
+    const warmName = workspace?.match(/\/warm\/([^/]+)\//)?.[1];
+    if (warmName) this.warm.delete(warmName);
+    this.sessions.delete(sessionId);
+  }
+  async removeWarm(name: string): Promise<void> {
+    this.warm.delete(name);
+  }
+  async close(): Promise<void> {
+    this.closed++;
+    this.sessions.clear();
+    this.warm.clear();
+  }
+}
+
+/** Lets pending promise callbacks run (fake processes settle through microtasks). */
+export async function flush(times = 20): Promise<void> {
+  for (let i = 0; i < times; i++) await Promise.resolve();
+}

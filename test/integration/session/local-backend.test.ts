@@ -1,0 +1,159 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SessionErrorCode } from '@cli-mcp/session';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { AGENT_ENTRY, agentBuilt, ISOLATIONS } from './support/environment.js';
+import { agentPidOf, descendantsOf, isRunning, pidOf } from './support/processes.js';
+import { createSessionStack, type SessionStack } from './support/session-stack.js';
+
+describe.skipIf(!agentBuilt).each(ISOLATIONS)('LocalBackend with the real agent (isolation=%s)', (isolation) => {
+  let stack: SessionStack | undefined;
+  const make = async (options: Parameters<typeof createSessionStack>[1] = {}) => (stack = await createSessionStack(isolation, options));
+  afterEach(async () => {
+    await stack?.close();
+    stack = undefined;
+  });
+
+  it('keeps cwd and environment of a session across calls', async () => {
+    const { run } = await make();
+    const first = await run('s-persist', 'mkdir -p sub && cd sub && export GREETING=hello && echo started');
+    expect(first.response).toMatchObject({ stdout: 'started', exit_code: 0 });
+    expect(first.acquirePath).toBe('create');
+    const second = await run('s-persist', 'echo "$GREETING from $(basename "$PWD")"');
+    expect(second.response.stdout).toBe('hello from sub');
+    expect(second.acquirePath).toBe('cache');
+    expect(second.sandboxRecreated).toBe(false);
+    const home = await run('s-persist', 'echo "$HOME"; env | grep -c ^CLI_MCP_ || true');
+    expect(home.response.stdout.split('\n')[0]).toBe(isolation === 'bwrap' ? '/workspace' : join(stack!.stateDir, 'sessions/s-persist/workspace'));
+    const metrics = await stack!.registry.metrics();
+    expect(metrics).toContain('cli_mcp_sandbox_ready_seconds_count 1');
+    expect(metrics).toContain('cli_mcp_exec_duration_seconds_count{outcome="ok"} 3');
+  });
+
+  it('ends a session on DELETE: the agent process and the workspace are gone', async () => {
+    const { run, backend, manager, stateDir } = await make();
+    await run('s-delete', 'echo data > file.txt');
+    const pid = pidOf((await backend.find('s-delete'))!.sandboxName);
+    expect(isRunning(pid)).toBe(true);
+    const tree = descendantsOf(pid);
+    expect(tree.length).toBeGreaterThan(0);
+    await manager.end('s-delete', new AbortController().signal);
+    expect(isRunning(pid)).toBe(false);
+    // bwrap's inner processes die by PR_SET_PDEATHSIG right after their parent: wait for that, bounded.
+    await vi.waitFor(() => expect(tree.filter(isRunning)).toEqual([]), { timeout: 10_000, interval: 50 });
+    expect(existsSync(join(stateDir, 'sessions/s-delete'))).toBe(false);
+    expect(await backend.find('s-delete')).toBeUndefined();
+    await manager.end('s-delete', new AbortController().signal);
+    const again = await run('s-delete', 'ls');
+    expect(again.response.stdout).toBe('');
+    expect(again.sandboxRecreated).toBe(false);
+  });
+
+  it('reaps an idle session', async () => {
+    const { run, backend, ended } = await make({ idleTimeoutMs: 1_500 });
+    await run('s-idle', 'echo hi');
+    const pid = pidOf((await backend.find('s-idle'))!.sandboxName);
+    await ended('s-idle', 'idle');
+    expect(isRunning(pid)).toBe(false);
+    expect(backend.activeSessions).toBe(0);
+    // The backend told the manager (onSandboxGone): no stale cached URL, a new sandbox that says state was lost.
+    const back = await run('s-idle', 'echo back');
+    expect(back.response.stdout).toBe('back');
+    expect(back.sandboxRecreated).toBe(true);
+  });
+
+  it('cancels a running command by request id, and never creates a sandbox to cancel', async () => {
+    const { manager, backend } = await make();
+    expect(await manager.cancel('s-nobody', 'mcp-1')).toBe(false);
+    expect(backend.activeSessions).toBe(0);
+    await manager.execute('s-cancel', { command: 'true' }, new AbortController().signal);
+    const running = manager.execute('s-cancel', { command: 'sleep 25', timeout: 30, request_id: 'mcp-7' }, new AbortController().signal);
+    await vi.waitFor(async () => expect(await manager.cancel('s-cancel', 'mcp-7')).toBe(true), { timeout: 10_000, interval: 50 });
+    const result = await running;
+    expect(result.response).toMatchObject({ cancelled: true, exit_code: 130 });
+    expect((await manager.execute('s-cancel', { command: 'echo alive' }, new AbortController().signal)).response.stdout).toBe('alive');
+  });
+
+  it('refuses a session beyond maxSessions', async () => {
+    const { run } = await make({ maxSessions: 1 });
+    await run('s-one', 'true');
+    await expect(run('s-two', 'true')).rejects.toMatchObject({
+      code: SessionErrorCode.CapacityExhausted,
+      message: 'maximum number of sessions (1) reached: end one with DELETE /sessions/{id} or raise --max-sessions',
+    });
+  });
+
+  it('claims a warm agent for the first command and refills the pool', async () => {
+    const { run, backend } = await make({ warmPoolSize: 1 });
+    await backend.start();
+    await vi.waitFor(() => expect(backend.warmReady).toBe(1), { timeout: 25_000, interval: 50 });
+    const first = await run('s-warm', 'echo warm > proof.txt && cat proof.txt && pwd');
+    expect(first.acquirePath).toBe('claim');
+    expect(first.response.stdout.split('\n')[0]).toBe('warm');
+    if (isolation === 'bwrap') expect(first.response.stdout.split('\n')[1]).toBe('/workspace');
+    await vi.waitFor(() => expect(backend.warmReady).toBe(1), { timeout: 25_000, interval: 50 });
+    expect((await run('s-warm', 'cat proof.txt')).response.stdout).toBe('warm');
+  });
+
+  it('recreates a crashed agent: files persist, shell state is lost, the result says so', async () => {
+    const { run, backend, ended } = await make();
+    await run('s-crash', 'echo kept > file.txt; export LOST=yes');
+    const pid = agentPidOf(pidOf((await backend.find('s-crash'))!.sandboxName), AGENT_ENTRY);
+    const crashed = ended('s-crash', 'crashed');
+    process.kill(pid, 'SIGKILL');
+    await crashed;
+    const after = await run('s-crash', 'cat file.txt; echo "lost=${LOST:-}"');
+    expect(after.sandboxRecreated).toBe(true);
+    expect(after.response.stdout).toBe('kept\nlost=');
+    expect((await run('s-crash', 'true')).sandboxRecreated).toBe(false);
+  });
+});
+
+describe.skipIf(!agentBuilt || !ISOLATIONS.includes('bwrap'))('LocalBackend bwrap isolation', () => {
+  let stack: SessionStack | undefined;
+  let outside: string | undefined;
+  afterEach(async () => {
+    await stack?.close();
+    if (outside) await rm(outside, { recursive: true, force: true });
+    stack = outside = undefined;
+  });
+
+  it('hides other sessions, the key file, the host home and other processes; / is read-only', async () => {
+    outside = await mkdtemp('/var/tmp/cli-mcp-it-home-');
+    const keyFile = join(outside, 'hmac.key');
+    await writeFile(join(outside, 'private.txt'), 'home secret');
+    await writeFile(keyFile, 'key material');
+    stack = await createSessionStack('bwrap', { hostHome: outside, hidePaths: [keyFile] });
+    const { run, stateDir } = stack;
+    await writeFile(join(stateDir, 'hmac.key'), 'state key');
+    await run('s-alpha', 'echo alpha-secret > secret.txt; nohup sleep 4321 >/dev/null 2>&1 &');
+
+    const spy = await run('s-beta', [
+      `cat ${stateDir}/sessions/s-alpha/workspace/secret.txt 2>&1 || true`,
+      `ls -A ${stateDir} | wc -l`,
+      `cat ${stateDir}/hmac.key 2>&1 | wc -c`,
+      `cat ${keyFile} | wc -c`,
+      `cat ${outside}/private.txt 2>/dev/null | wc -c`,
+      'ps -eo args | grep -c "[s]leep 4321" || true',
+    ].join('; '));
+    const lines = spy.response.stdout.split('\n');
+    expect(lines[0]).toMatch(/No such file or directory/);
+    expect(lines.slice(1)).toEqual(['0', String(`cat: ${stateDir}/hmac.key: No such file or directory\n`.length), '0', '0', '0']);
+    // The sleeper does run, in its own session's namespace.
+    expect((await run('s-alpha', 'ps -eo args | grep -c "[s]leep 4321"')).response.stdout).toBe('1');
+
+    const procs = await run('s-beta', 'ls /proc | grep -E "^[0-9]+$" | sort -n | head -1; ps -e --no-headers | wc -l');
+    const [lowestPid, count] = procs.response.stdout.split('\n').map(Number);
+    expect(lowestPid).toBe(1);
+    expect(count).toBeLessThan(10);
+
+    const writes = await run('s-beta', [
+      'touch /etc/cli-mcp-probe 2>&1 || true', 'touch /cli-mcp-probe 2>&1 || true', 'touch /usr/cli-mcp-probe 2>&1 || true',
+      'touch /workspace/ok && touch /tmp/ok && echo writable',
+    ].join('; '));
+    const out = writes.response.stdout.split('\n');
+    expect(out.slice(0, 3).every((line) => line.includes('Read-only file system'))).toBe(true);
+    expect(out[3]).toBe('writable');
+  });
+});

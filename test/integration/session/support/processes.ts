@@ -1,0 +1,69 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** pid → parent pid of every process, from /proc. */
+function parentTable(): Map<number, number> {
+  const table = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      table.set(Number(name), Number(fields[1]));
+    } catch {
+      // Exited while we read.
+    }
+  }
+  return table;
+}
+
+/** Every descendant of `pid` (children, grandchildren, …). */
+export function descendantsOf(pid: number): number[] {
+  const table = parentTable();
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const parent = queue.shift()!;
+    for (const [child, ppid] of table) {
+      if (ppid === parent && !found.includes(child)) {
+        found.push(child);
+        queue.push(child);
+      }
+    }
+  }
+  return found;
+}
+
+/** True while the process exists and is not a zombie. */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+export function pidOf(sandboxName: string): number {
+  const pid = Number(/^pid-(\d+)$/.exec(sandboxName)?.[1]);
+  if (!Number.isInteger(pid)) throw new Error(`unexpected sandbox name ${sandboxName}`);
+  return pid;
+}
+
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The node process running the agent: the sandbox process itself (isolation none) or its descendant inside
+ * bwrap. Killing it is a genuine agent crash (bwrap then exits because its command did).
+ */
+export function agentPidOf(sandboxPid: number, agentEntry: string): number {
+  const candidates = [sandboxPid, ...descendantsOf(sandboxPid)];
+  const agent = candidates.find((pid) => commandLine(pid).includes(agentEntry) && !commandLine(pid).includes('bwrap'));
+  if (agent === undefined) throw new Error(`no agent process under ${sandboxPid}`);
+  return agent;
+}
