@@ -85,7 +85,7 @@ describe(AgentClient.name, () => {
 
   it('reports an unreachable agent as a Network error naming the URL', async () => {
     const error = (await client.exec('http://127.0.0.1:1', 't', { command: 'true' }).catch((e: unknown) => e)) as AgentError;
-    expect(error).toMatchObject({ code: AgentErrorCode.Network, op: 'execute' });
+    expect(error).toMatchObject({ code: AgentErrorCode.Network, op: 'execute', errno: 'ECONNREFUSED' });
     expect(error.message).toContain('127.0.0.1:1/exec');
   });
 

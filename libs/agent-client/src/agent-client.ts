@@ -67,8 +67,8 @@ export class AgentClient {
 
   private call<T>(call: Call): Promise<T> {
     const url = `${call.baseUrl}${call.path}`;
-    const fail = (code: AgentErrorCode, detail: string, status?: number, agentMessage?: string): AgentError =>
-      new AgentError(code, call.op, url, detail, status, agentMessage);
+    const fail = (code: AgentErrorCode, detail: string, status?: number, agentMessage?: string, errno?: string): AgentError =>
+      new AgentError(code, call.op, url, detail, status, agentMessage, errno);
     return new Promise<T>((resolve, reject) => {
       if (call.signal?.aborted) return reject(fail(AgentErrorCode.Aborted, 'request aborted'));
       const payload = call.body === undefined ? undefined : Buffer.from(JSON.stringify(call.body));
@@ -98,7 +98,9 @@ export class AgentClient {
       call.signal?.addEventListener('abort', onAbort, { once: true });
       let responded = false;
       // Once a response arrived, failures are reported by readBody (size cap, aborted body), not as Network.
-      req.on('error', (error) => responded || settle(fail(AgentErrorCode.Network, error.message)));
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        responded || settle(fail(AgentErrorCode.Network, error.message, undefined, undefined, error.code)),
+      );
       req.on('response', (res) => {
         responded = true;
         readBody(res, this.maxResponseBytes).then(

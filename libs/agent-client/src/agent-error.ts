@@ -23,6 +23,8 @@ export class AgentError extends Error {
     readonly status?: number,
     /** The agent's `error` field (Status errors), at most 512 bytes of body otherwise. */
     readonly agentMessage?: string,
+    /** Node's error code of a Network error (e.g. `ECONNREFUSED`: the request was certainly not delivered). */
+    readonly errno?: string,
   ) {
     super(`${op} ${url}: ${detail}`);
     this.name = 'AgentError';

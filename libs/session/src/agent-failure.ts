@@ -13,8 +13,8 @@ export type AgentFailureKind = 'aborted' | 'not-delivered' | 'not-assigned' | 'n
 
 export const AGENT_NOT_ASSIGNED_MESSAGE = 'agent not assigned';
 
-// AgentClient keeps Node's socket error text (`connect ECONNREFUSED 127.0.0.1:PORT`) but not its `code`.
-const CONNECT_REFUSED = /\bECONNREFUSED\b/;
+// Connect-time failures: the request never reached an agent, so the command cannot have run.
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
 
 export function classifyAgentFailure(error: unknown): AgentFailureKind {
   if (!(error instanceof AgentError)) return 'unknown';
@@ -22,7 +22,7 @@ export function classifyAgentFailure(error: unknown): AgentFailureKind {
     case AgentErrorCode.Aborted:
       return 'aborted';
     case AgentErrorCode.Network:
-      return CONNECT_REFUSED.test(error.message) ? 'not-delivered' : 'network';
+      return error.errno !== undefined && NOT_CONNECTED.has(error.errno) ? 'not-delivered' : 'network';
     case AgentErrorCode.Status:
       if (error.status === 503 && error.agentMessage === AGENT_NOT_ASSIGNED_MESSAGE) return 'not-assigned';
       if (error.status === 401) return 'not-delivered';

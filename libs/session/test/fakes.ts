@@ -136,8 +136,9 @@ export function execResponse(overrides: Partial<ExecResponse> = {}): ExecRespons
 
 export const agentErrors = {
   refused: (url = 'http://127.0.0.1:41000/exec') =>
-    new AgentError(AgentErrorCode.Network, 'execute', url, 'connect ECONNREFUSED 127.0.0.1:41000'),
-  reset: (url = 'http://127.0.0.1:41000/exec') => new AgentError(AgentErrorCode.Network, 'execute', url, 'socket hang up'),
+    new AgentError(AgentErrorCode.Network, 'execute', url, 'connect ECONNREFUSED 127.0.0.1:41000', undefined, undefined, 'ECONNREFUSED'),
+  reset: (url = 'http://127.0.0.1:41000/exec') =>
+    new AgentError(AgentErrorCode.Network, 'execute', url, 'socket hang up', undefined, undefined, 'ECONNRESET'),
   notAssigned: (url = 'http://127.0.0.1:41000/exec') =>
     new AgentError(AgentErrorCode.Status, 'execute', url, 'unexpected status 503', 503, 'agent not assigned'),
   status: (status: number, message: string, url = 'http://127.0.0.1:41000/exec') =>

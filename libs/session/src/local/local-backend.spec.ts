@@ -142,7 +142,7 @@ describe(LocalBackend.name, () => {
       const { backend, launcher, agent } = make();
       await backend.acquire('s1', never());
       agent.on('health', async () => {
-        throw new AgentError(AgentErrorCode.Network, 'health_check', 'http://127.0.0.1:40000/health', 'connect ECONNREFUSED 127.0.0.1:40000');
+        throw new AgentError(AgentErrorCode.Network, 'health_check', 'http://127.0.0.1:40000/health', 'connect ECONNREFUSED 127.0.0.1:40000', undefined, undefined, 'ECONNREFUSED');
       });
       const next = await backend.acquire('s1', never());
       expect(next.recreated).toBe(true);
