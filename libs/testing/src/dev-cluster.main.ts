@@ -1,0 +1,117 @@
+/**
+ * `npm run dev:cluster`: the fake Kubernetes API server + kubelet simulator as a standalone process, so the
+ * Kubernetes backend can be tried without a cluster. Prints the kubeconfig's absolute path on stdout (one line);
+ * everything else goes to stderr. Runs until SIGINT/SIGTERM, then stops every agent.
+ */
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { KubeObject } from './fake-kube/api/types.js';
+import { startFakeCluster } from './fake-kube/fake-cluster.js';
+import { builtAgentCommand, builtAgentExists, repoRoot, standInAgentCommand, AGENT_ENTRY } from './fake-kube/kubelet/agent-locator.js';
+
+const HELP = `Usage: npm run dev:cluster -- [options]
+
+Starts a fake Kubernetes API server (pods, secrets, leases) with a kubelet simulator that runs a real
+sandbox-agent process per pod on 127.0.0.N:8090. Prints the kubeconfig path on stdout.
+
+Options:
+  --port <n>          API server port (default: random free port)
+  --host <addr>       listen address (default 127.0.0.1)
+  --kubeconfig <path> where to write the kubeconfig (default <repo>/.cli-mcp/dev-cluster/kubeconfig)
+  --namespace <ns>    default namespace of the kubeconfig context (default "default")
+  --token <t>         require this bearer token (kubectl never sends tokens over plain http: leave unset for kubectl)
+  --agent <path>      sandbox-agent entry (default <repo>/${AGENT_ENTRY})
+  --stand-in-agent    use the tiny built-in stand-in agent instead of the real one
+  --no-kubelet        API server only (pods stay Pending)
+  --speedup <n>       divide probe delays/periods and restart back-off by n (default 1)
+  --verbose           forward the agents' output to stderr
+  -h, --help          show this help
+`;
+
+function log(message: string): void {
+  process.stderr.write(`[dev-cluster] ${message}\n`);
+}
+
+function describePod(pod: KubeObject): string {
+  const status = (pod['status'] ?? {}) as { phase?: string; podIP?: string; conditions?: { type: string; status: string }[]; containerStatuses?: { restartCount?: number; state?: { waiting?: { reason?: string } } }[] };
+  const ready = status.conditions?.find((c) => c.type === 'Ready')?.status ?? 'Unknown';
+  const waiting = status.containerStatuses?.[0]?.state?.waiting?.reason;
+  const terminating = pod.metadata.deletionTimestamp ? ' terminating' : '';
+  return `phase=${status.phase ?? '?'} ready=${ready}${status.podIP ? ` ip=${status.podIP}` : ''}${waiting ? ` waiting=${waiting}` : ''} restarts=${status.containerStatuses?.[0]?.restartCount ?? 0}${terminating}`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      kubeconfig: { type: 'string' },
+      namespace: { type: 'string' },
+      token: { type: 'string' },
+      agent: { type: 'string' },
+      'stand-in-agent': { type: 'boolean' },
+      'no-kubelet': { type: 'boolean' },
+      speedup: { type: 'string' },
+      verbose: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const port = values.port === undefined ? 0 : Number(values.port);
+  const speedup = values.speedup === undefined ? 1 : Number(values.speedup);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0…65535, got ${values.port}`);
+  if (!Number.isFinite(speedup) || speedup < 1) throw new Error(`--speedup must be ≥ 1, got ${values.speedup}`);
+  const root = repoRoot();
+  const kubeconfig = resolve(values.kubeconfig ?? join(root, '.cli-mcp', 'dev-cluster', 'kubeconfig'));
+
+  let agent = values['stand-in-agent'] ? standInAgentCommand() : builtAgentCommand(values.agent ? resolve(values.agent) : undefined);
+  if (!values['stand-in-agent'] && !values['no-kubelet'] && !builtAgentExists(values.agent ? resolve(values.agent) : undefined)) {
+    log(`warning: ${values.agent ?? AGENT_ENTRY} does not exist; pods will crash-loop (build it, or pass --stand-in-agent)`);
+  }
+  if (values['no-kubelet']) agent = standInAgentCommand();
+
+  const cluster = await startFakeCluster({
+    host: values.host,
+    port,
+    token: values.token,
+    kubeconfig,
+    namespace: values.namespace ?? 'default',
+    kubelet: values['no-kubelet']
+      ? false
+      : { agent, speedup, onAgentOutput: values.verbose ? (pod, _stream, text) => process.stderr.write(`[${pod}] ${text}`) : undefined },
+  });
+  process.stdout.write(`${cluster.kubeconfigPath}\n`);
+  log(`API server ${cluster.url} (kubeconfig ${cluster.kubeconfigPath})`);
+  log(values['no-kubelet'] ? 'kubelet disabled' : `kubelet: node fake-node, agent ${agent.args[0] === '-e' ? '(stand-in)' : agent.args.join(' ')}`);
+  log(`try: KUBECONFIG=${cluster.kubeconfigPath} kubectl get pods -A (use --validate=false with kubectl create -f)`);
+
+  cluster.store.subscribe((event) => {
+    if (event.resource !== 'pods') return;
+    const key = `${event.object.metadata.namespace}/${event.object.metadata.name}`;
+    log(event.type === 'DELETED' ? `pod ${key} deleted` : `pod ${key} ${describePod(event.object)}`);
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping (killing agents)`);
+    cluster.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log(`stop failed: ${String(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  log(`failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

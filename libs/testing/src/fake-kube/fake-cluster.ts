@@ -1,0 +1,109 @@
+import type { KubeApi } from './api/kube-api.js';
+import type { ObjectStore } from './api/object-store.js';
+import type { KubeObject } from './api/types.js';
+import { FakeKubeServer, type FakeKubeServerOptions } from './fake-kube-server.js';
+import type { FaultInjector } from './http/faults.js';
+import type { RequestLog } from './http/request-log.js';
+import { KubeletSimulator, type KubeletOptions } from './kubelet/kubelet-simulator.js';
+
+/** Options of `startFakeCluster`. */
+export interface FakeClusterOptions extends FakeKubeServerOptions {
+  /** Kubelet simulator options, or `false` for an API server without a node (pods stay unscheduled). */
+  kubelet?: KubeletOptions | false;
+  /** Where to write the kubeconfig: `true` (default) → a temp dir; a string → that path. */
+  kubeconfig?: true | string;
+  /** Default namespace of the kubeconfig context. Default `default`. */
+  namespace?: string;
+}
+
+/** A running fake cluster: API server + (optionally) the kubelet simulator. */
+export interface FakeCluster {
+  url: string;
+  port: number;
+  /** Absolute path of a kubeconfig pointing at the server. */
+  kubeconfigPath: string;
+  server: FakeKubeServer;
+  kubelet?: KubeletSimulator;
+  api: KubeApi;
+  store: ObjectStore;
+  faults: FaultInjector;
+  requests: RequestLog;
+  /**
+   * Resolves with the object (or undefined once it is gone) as soon as `predicate` holds; event-driven, no
+   * polling. Rejects after `timeoutMs` (default 15 000) with the last state seen.
+   */
+  waitFor(
+    resource: 'pods' | 'secrets' | 'leases',
+    namespace: string,
+    name: string,
+    predicate: (object: KubeObject | undefined) => boolean,
+    timeoutMs?: number,
+  ): Promise<KubeObject | undefined>;
+  /** Stops the kubelet (killing every agent) and the API server. */
+  stop(): Promise<void>;
+}
+
+function waitForObject(
+  store: ObjectStore,
+  resource: string,
+  namespace: string,
+  name: string,
+  predicate: (object: KubeObject | undefined) => boolean,
+  timeoutMs: number,
+): Promise<KubeObject | undefined> {
+  return new Promise((resolveWait, reject) => {
+    const check = (): boolean => {
+      const current = store.get(resource, namespace, name);
+      if (!predicate(current)) return false;
+      cleanup();
+      resolveWait(current);
+      return true;
+    };
+    const unsubscribe = store.subscribe((event) => {
+      if (event.resource === resource && event.object.metadata.namespace === namespace && event.object.metadata.name === name) check();
+    });
+    const timer = setTimeout(() => {
+      cleanup();
+      const last = store.get(resource, namespace, name);
+      reject(new Error(`timed out after ${timeoutMs} ms waiting for ${resource} ${namespace}/${name}; last state: ${JSON.stringify(last?.['status'] ?? last ?? null)}`));
+    }, timeoutMs);
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      unsubscribe();
+    };
+    check();
+  });
+}
+
+/**
+ * Starts the fake API server (random port on 127.0.0.1 by default), writes a kubeconfig and starts the kubelet
+ * simulator (real sandbox agents). Call `stop()` in `afterAll`/`afterEach`.
+ */
+export async function startFakeCluster(options: FakeClusterOptions = {}): Promise<FakeCluster> {
+  const server = new FakeKubeServer(options);
+  const handle = await server.start({ kubeconfig: options.kubeconfig ?? true, namespace: options.namespace ?? 'default' });
+  const kubelet = options.kubelet === false ? undefined : new KubeletSimulator(server.api, server.store, options.kubelet ?? {});
+  kubelet?.start();
+  return {
+    url: handle.url,
+    port: handle.port,
+    kubeconfigPath: handle.kubeconfigPath as string,
+    server,
+    kubelet,
+    api: server.api,
+    store: server.store,
+    faults: server.faults,
+    requests: server.requests,
+    waitFor: (resource, namespace, name, predicate, timeoutMs = 15_000) => waitForObject(server.store, resource, namespace, name, predicate, timeoutMs),
+    async stop() {
+      await kubelet?.stop();
+      await server.stop();
+    },
+  };
+}
+
+/** Predicate for `waitFor`: the pod is Running with condition Ready=True. */
+export function podIsReady(pod: KubeObject | undefined): boolean {
+  const status = pod?.['status'] as { phase?: string; conditions?: { type: string; status: string }[] } | undefined;
+  return status?.phase === 'Running' && (status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}

@@ -1,0 +1,92 @@
+import { findResource, type ResourceDefinition } from '../api/resources.js';
+
+/** Kubernetes verbs, as the API server's RequestInfo resolver names them. */
+export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
+/** What a URL addresses. */
+export type RouteTarget =
+  | { type: 'resource'; def: ResourceDefinition; namespace?: string; name?: string; subresource?: string }
+  | { type: 'discovery'; path: string }
+  /** `/api/v1/namespaces[/{name}]`: namespaces exist implicitly and are read-only. */
+  | { type: 'namespace'; name?: string }
+  | { type: 'healthz' }
+  | { type: 'unknown-resource' }
+  | { type: 'not-found-text' };
+
+/** Parsed request line, used by the router, the request log and fault rules. */
+export interface RequestInfo {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  target: RouteTarget;
+  /** Resolved verb for resource requests (undefined when the method is not allowed there). */
+  verb?: KubeVerb;
+}
+
+const DISCOVERY_PATHS = new Set(['/version', '/api', '/api/v1', '/apis', '/apis/coordination.k8s.io', '/apis/coordination.k8s.io/v1']);
+
+function resolveTarget(segments: string[]): RouteTarget {
+  let group: string;
+  let rest: string[];
+  if (segments[0] === 'api' && segments[1] === 'v1') {
+    group = '';
+    rest = segments.slice(2);
+  } else if (segments[0] === 'apis' && segments.length >= 3) {
+    group = segments[1] as string;
+    if (segments[2] !== 'v1') return { type: 'unknown-resource' };
+    rest = segments.slice(3);
+  } else return { type: 'not-found-text' };
+  if (group === '' && rest[0] === 'namespaces' && rest.length <= 2) return { type: 'namespace', name: rest[1] };
+  let namespace: string | undefined;
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    namespace = rest[1];
+    rest = rest.slice(2);
+  }
+  const def = findResource(group, rest[0] ?? '');
+  if (!def || rest.length > 3) return { type: 'unknown-resource' };
+  return { type: 'resource', def, namespace, name: rest[1], subresource: rest[2] };
+}
+
+function resolveVerb(method: string, target: RouteTarget, query: URLSearchParams): KubeVerb | undefined {
+  if (target.type !== 'resource') return undefined;
+  const watch = query.get('watch') === 'true' || query.get('watch') === '1';
+  if (target.name === undefined) {
+    if (method === 'GET') return watch ? 'watch' : 'list';
+    if (target.namespace === undefined) return undefined;
+    if (method === 'POST') return 'create';
+    if (method === 'DELETE') return 'deletecollection';
+    return undefined;
+  }
+  if (target.namespace === undefined) return undefined;
+  if (target.subresource !== undefined) {
+    if (method === 'GET') return 'get';
+    if (method === 'PUT') return 'update';
+    if (method === 'PATCH') return 'patch';
+    return undefined;
+  }
+  switch (method) {
+    case 'GET':
+      return 'get';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return 'delete';
+    default:
+      return undefined;
+  }
+}
+
+/** Parses method + URL into a RequestInfo. */
+export function parseRequest(method: string, rawUrl: string): RequestInfo {
+  const url = new URL(rawUrl, 'http://fake.invalid');
+  const path = url.pathname;
+  const segments = path.split('/').filter((s) => s.length > 0).map((s) => decodeURIComponent(s));
+  let target: RouteTarget;
+  const trimmed = `/${segments.join('/')}`;
+  if (DISCOVERY_PATHS.has(trimmed)) target = { type: 'discovery', path: trimmed };
+  else if (trimmed === '/healthz' || trimmed === '/livez' || trimmed === '/readyz') target = { type: 'healthz' };
+  else target = resolveTarget(segments);
+  return { method, path, query: url.searchParams, target, verb: resolveVerb(method, target, url.searchParams) };
+}

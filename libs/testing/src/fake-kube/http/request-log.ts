@@ -1,0 +1,96 @@
+import type { KubeVerb } from './request-info.js';
+
+/** One request as the fake API server received it. */
+export interface RequestRecord {
+  /** 1, 2, 3… in arrival order. */
+  seq: number;
+  /** Arrival time (ms since the epoch). */
+  timestamp: number;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  contentType?: string;
+  /** `User-Agent` header (kubectl and client-node identify themselves). */
+  userAgent?: string;
+  /** Parsed JSON body (or the raw text when it was not JSON). */
+  body?: unknown;
+  /** Kubernetes verb for resource requests (`get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, …). */
+  verb?: KubeVerb;
+  /** `pods`, `secrets`, `leases` (with `/status` when the subresource was addressed: `pods/status`). */
+  resource?: string;
+  namespace?: string;
+  name?: string;
+  /** HTTP status sent (undefined while in flight, or when the connection was dropped). */
+  status?: number;
+  /** Whether a fault rule answered or shaped this request. */
+  faulted: boolean;
+}
+
+/** Filter for counting; every given field must match. */
+export interface RequestFilter {
+  verb?: KubeVerb | KubeVerb[];
+  resource?: string;
+  method?: string;
+  namespace?: string;
+  path?: RegExp;
+  status?: number;
+}
+
+function matches(record: RequestRecord, filter: RequestFilter): boolean {
+  if (filter.verb !== undefined) {
+    const verbs = Array.isArray(filter.verb) ? filter.verb : [filter.verb];
+    if (!record.verb || !verbs.includes(record.verb)) return false;
+  }
+  if (filter.resource !== undefined && record.resource !== filter.resource) return false;
+  if (filter.method !== undefined && record.method !== filter.method.toUpperCase()) return false;
+  if (filter.namespace !== undefined && record.namespace !== filter.namespace) return false;
+  if (filter.path !== undefined && !filter.path.test(record.path)) return false;
+  if (filter.status !== undefined && record.status !== filter.status) return false;
+  return true;
+}
+
+/**
+ * Every request received, for assertions and for the benchmark's "API requests per N calls". Internal writes of
+ * the kubelet simulator are not HTTP requests and do not appear here.
+ */
+export class RequestLog {
+  private records: RequestRecord[] = [];
+  private seq = 0;
+
+  /** Appends a record (called by the server). */
+  record(entry: Omit<RequestRecord, 'seq' | 'faulted'>): RequestRecord {
+    const record: RequestRecord = { ...entry, seq: ++this.seq, faulted: false };
+    this.records.push(record);
+    return record;
+  }
+
+  /** All records, oldest first (optionally filtered). */
+  entries(filter: RequestFilter = {}): RequestRecord[] {
+    return this.records.filter((r) => matches(r, filter));
+  }
+
+  count(filter: RequestFilter = {}): number {
+    return this.entries(filter).length;
+  }
+
+  /** Counts keyed `"<verb> <resource>"`, e.g. `{"list pods": 3, "patch pods": 1}` (non-resource requests excluded). */
+  countByVerbAndResource(filter: RequestFilter = {}): Record<string, number> {
+    const counts: Record<string, number> = {};
+    for (const r of this.entries(filter)) {
+      if (!r.verb || !r.resource) continue;
+      const key = `${r.verb} ${r.resource}`;
+      counts[key] = (counts[key] ?? 0) + 1;
+    }
+    return counts;
+  }
+
+  /** Last record matching the filter. */
+  last(filter: RequestFilter = {}): RequestRecord | undefined {
+    const found = this.entries(filter);
+    return found[found.length - 1];
+  }
+
+  clear(): void {
+    this.records = [];
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Test support for the Kubernetes backend: a faithful fake API server, a kubelet simulator running real
+ * sandbox agents, fault injection and a request log. See docs/fake-kube.md.
+ */
+export { startFakeCluster, podIsReady, type FakeCluster, type FakeClusterOptions } from './fake-kube/fake-cluster.js';
+export {
+  FakeKubeServer,
+  type FakeKubeServerOptions,
+  type FakeKubeServerHandle,
+  type StartOptions,
+  type WatchFilter,
+} from './fake-kube/fake-kube-server.js';
+export { KubeletSimulator, type KubeletOptions } from './fake-kube/kubelet/kubelet-simulator.js';
+export type { AgentCommand, ProcessExit } from './fake-kube/kubelet/agent-process.js';
+export {
+  AGENT_ENTRY,
+  builtAgentCommand,
+  builtAgentExists,
+  repoRoot,
+  standInAgentCommand,
+} from './fake-kube/kubelet/agent-locator.js';
+export { FaultInjector, statusForCode, type FaultRule, type FaultHandle } from './fake-kube/http/faults.js';
+export { RequestLog, type RequestRecord, type RequestFilter } from './fake-kube/http/request-log.js';
+export type { KubeVerb } from './fake-kube/http/request-info.js';
+export { buildKubeconfig, writeKubeconfig, type KubeconfigOptions } from './fake-kube/kubeconfig.js';
+export { KubeApi, type KubeList, type DeleteOptions, type WriteOptions, type PatchKind, type ListOptions } from './fake-kube/api/kube-api.js';
+export { ObjectStore, type StoreEvent } from './fake-kube/api/object-store.js';
+export { PODS, SECRETS, LEASES, type ResourceDefinition } from './fake-kube/api/resources.js';
+export { KubeApiError, Statuses } from './fake-kube/api/status.js';
+export { formatMicroTime, formatTime } from './fake-kube/api/kube-time.js';
+export type { KubeObject, ObjectMeta, Status, StatusDetails, StatusCause } from './fake-kube/api/types.js';

@@ -1,0 +1,38 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '@cli-mcp/testing';
+import { describe, expect, it } from 'vitest';
+import { clientsFor } from './support.js';
+
+const entry = join(repoRoot(), 'dist/libs/testing/src/dev-cluster.main.js');
+const built = existsSync(entry);
+if (!built) console.warn(`[fake-kube] skipping dev-cluster test: ${entry} is not built (npm run build)`);
+
+describe.skipIf(!built)('npm run dev:cluster (built entry)', () => {
+  it('prints the kubeconfig path on stdout, serves the API, and exits 0 on SIGTERM', async () => {
+    const kubeconfig = join(await mkdtemp(join(tmpdir(), 'dev-cluster-')), 'kubeconfig');
+    const child = spawn(process.execPath, [entry, '--no-kubelet', '--kubeconfig', kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+    try {
+      const firstLine = await new Promise<string>((resolveLine, reject) => {
+        let out = '';
+        child.stdout.setEncoding('utf8');
+        child.stdout.on('data', (chunk: string) => {
+          out += chunk;
+          if (out.includes('\n')) resolveLine(out.split('\n')[0] as string);
+        });
+        child.once('exit', (code) => reject(new Error(`dev-cluster exited early (${code})`)));
+      });
+      expect(firstLine).toBe(kubeconfig);
+      const { core } = clientsFor(firstLine);
+      await core.createNamespacedPod({ namespace: 'default', body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } } });
+      expect((await core.listNamespacedPod({ namespace: 'default' })).items.map((p) => p.metadata?.name)).toEqual(['p']);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+});
