@@ -1,0 +1,60 @@
+import 'reflect-metadata';
+import { writeSync } from 'node:fs';
+import { AGENT_MAX_BODY_BYTES } from '@cli-mcp/agent-client';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { AgentConfig } from './config/agent-config.js';
+import { ExecService } from './exec/exec-service.js';
+import { AgentExceptionFilter } from './http/agent-exception.filter.js';
+import { installAuthHook, installRawBodyParser } from './http/auth-hook.js';
+import { AgentModule } from './agent.module.js';
+import { installLifecycle } from './agent-lifecycle.js';
+import { createAgentLog, NestLogAdapter } from './logging/agent-logger.js';
+import { ShellEngine } from './shell/shell-engine.js';
+import { AssignmentState } from './state/assignment-state.js';
+
+/** Builds and starts the agent: shell first (in parallel with Nest's boot), then HTTP. */
+export async function startAgent(config: AgentConfig): Promise<void> {
+  const log = createAgentLog(config.logLevel);
+  const engine = new ShellEngine(config, log);
+  engine.start();
+  const assignment = new AssignmentState(config.authToken);
+  const exec = new ExecService(engine, config, log);
+  const lifecycle = installLifecycle({ config, engine, exec, log });
+  log.info({ assigned: assignment.assigned }, assignment.assigned ? 'starting in assigned state' : 'starting in unassigned state');
+
+  const adapter = new FastifyAdapter({
+    bodyLimit: AGENT_MAX_BODY_BYTES,
+    // A command may run for the max timeout: no request timeout. Idle keep-alive like the Go agent (60 s).
+    requestTimeout: 0,
+    keepAliveTimeout: 60_000,
+    forceCloseConnections: 'idle',
+    return503OnClosing: false,
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AgentModule.with({ log, engine, exec, assignment }),
+    adapter,
+    { bodyParser: false, logger: new NestLogAdapter(log), abortOnError: false },
+  );
+  const fastify = app.getHttpAdapter().getInstance();
+  installRawBodyParser(fastify, AGENT_MAX_BODY_BYTES);
+  installAuthHook(fastify, assignment, () => lifecycle.stopping);
+  app.useGlobalFilters(new AgentExceptionFilter(log));
+  lifecycle.attach(app);
+
+  await app.listen(config.port, config.host);
+  const address = fastify.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  log.info({ listening: `http://${host}:${port}` }, 'listening');
+  if (config.readyFd !== undefined) announcePort(config.readyFd, port, log);
+}
+
+/** SANDBOX_READY_FD: the local backend learns the (possibly ephemeral) port without parsing logs. */
+function announcePort(fd: number, port: number, log: ReturnType<typeof createAgentLog>): void {
+  try {
+    writeSync(fd, `${port}\n`);
+  } catch (err) {
+    log.warn({ fd, code: (err as NodeJS.ErrnoException).code }, 'cannot write the port to SANDBOX_READY_FD');
+  }
+}

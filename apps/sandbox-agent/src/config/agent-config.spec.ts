@@ -1,0 +1,84 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildShellEnv, configHelpText, loadAgentConfig, CONFIG_HELP } from './agent-config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'agent-config-'));
+
+describe(loadAgentConfig.name, () => {
+  it('applies the documented defaults', () => {
+    const r = loadAgentConfig({}, dir);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.config).toMatchObject({
+      authToken: undefined, port: 8090, host: '0.0.0.0', workdir: dir, outputDir: join(dir, '.cli-mcp'), shell: 'bash',
+      defaultTimeoutSeconds: 60, maxTimeoutSeconds: 300, outputBufferBytes: 262_144, killGraceMs: 500, logLevel: 'info',
+      readyFd: undefined, exitWithParent: false,
+      spill: { thresholdBytes: 16_384, maxFileBytes: 268_435_456, maxCommands: 20, maxTotalBytes: 536_870_912 },
+    });
+  });
+
+  it('reads every variable', () => {
+    const r = loadAgentConfig({
+      SANDBOX_AUTH_TOKEN: 't', SANDBOX_AGENT_PORT: '0', SANDBOX_AGENT_HOST: '127.0.0.1', SANDBOX_WORKDIR: dir,
+      SANDBOX_OUTPUT_DIR: 'off', SANDBOX_SHELL: '/bin/bash', SANDBOX_DEFAULT_TIMEOUT_SECONDS: '5',
+      SANDBOX_MAX_TIMEOUT_SECONDS: '10', SANDBOX_OUTPUT_BUFFER_BYTES: '4096', SANDBOX_SPILL_THRESHOLD_BYTES: '2048',
+      SANDBOX_SPILL_MAX_FILE_BYTES: '9', SANDBOX_SPILL_MAX_COMMANDS: '3', SANDBOX_SPILL_MAX_TOTAL_BYTES: '99',
+      SANDBOX_KILL_GRACE_MS: '0', SANDBOX_LOG_LEVEL: 'DEBUG', SANDBOX_READY_FD: '3', SANDBOX_EXIT_WITH_PARENT: '1',
+    }, '/');
+    expect(r.ok && r.config).toMatchObject({
+      authToken: 't', port: 0, host: '127.0.0.1', outputDir: null, shell: '/bin/bash', defaultTimeoutSeconds: 5,
+      maxTimeoutSeconds: 10, outputBufferBytes: 4096, killGraceMs: 0, logLevel: 'debug', readyFd: 3, exitWithParent: true,
+      spill: { thresholdBytes: 2048, maxFileBytes: 9, maxCommands: 3, maxTotalBytes: 99 },
+    });
+  });
+
+  it('resolves a relative output directory against the workdir', () => {
+    const r = loadAgentConfig({ SANDBOX_OUTPUT_DIR: 'outs' }, dir);
+    expect(r.ok && r.config.outputDir).toBe(join(dir, 'outs'));
+  });
+
+  it('reports every problem at once, each naming its variable', () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    const r = loadAgentConfig({
+      SANDBOX_AGENT_PORT: '70000', SANDBOX_WORKDIR: file, SANDBOX_DEFAULT_TIMEOUT_SECONDS: 'soon',
+      SANDBOX_MAX_TIMEOUT_SECONDS: '-1', SANDBOX_OUTPUT_BUFFER_BYTES: '1', SANDBOX_KILL_GRACE_MS: '1.5',
+      SANDBOX_LOG_LEVEL: 'loud', SANDBOX_READY_FD: 'x', SANDBOX_EXIT_WITH_PARENT: 'maybe', SANDBOX_SPILL_MAX_COMMANDS: '0',
+    }, dir);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    const named = r.problems.map((p) => p.split(':')[0]);
+    expect(named).toEqual(expect.arrayContaining([
+      'SANDBOX_AGENT_PORT', 'SANDBOX_WORKDIR', 'SANDBOX_DEFAULT_TIMEOUT_SECONDS', 'SANDBOX_MAX_TIMEOUT_SECONDS',
+      'SANDBOX_OUTPUT_BUFFER_BYTES', 'SANDBOX_KILL_GRACE_MS', 'SANDBOX_LOG_LEVEL', 'SANDBOX_READY_FD',
+      'SANDBOX_EXIT_WITH_PARENT', 'SANDBOX_SPILL_MAX_COMMANDS',
+    ]));
+  });
+
+  it('checks relations between limits', () => {
+    const r = loadAgentConfig({ SANDBOX_DEFAULT_TIMEOUT_SECONDS: '400', SANDBOX_OUTPUT_BUFFER_BYTES: '4096',
+      SANDBOX_SPILL_THRESHOLD_BYTES: '4000' }, dir);
+    expect(!r.ok && r.problems.join('\n')).toMatch(/SANDBOX_DEFAULT_TIMEOUT_SECONDS.*\n.*SANDBOX_SPILL_THRESHOLD_BYTES/);
+  });
+
+  it('rejects a missing workdir', () => {
+    const r = loadAgentConfig({ SANDBOX_WORKDIR: join(dir, 'missing') }, dir);
+    expect(!r.ok && r.problems[0]).toMatch(/^SANDBOX_WORKDIR: does not exist/);
+  });
+});
+
+describe(buildShellEnv.name, () => {
+  it('drops every SANDBOX_* variable and empties the prompts', () => {
+    expect(buildShellEnv({ PATH: '/bin', SANDBOX_AUTH_TOKEN: 's', SANDBOX_X: 'y', PS1: '$ ', HOME: '/h' }))
+      .toEqual({ PATH: '/bin', HOME: '/h', PS1: '', PS2: '' });
+  });
+});
+
+describe(configHelpText.name, () => {
+  it('lists every variable', () => {
+    const help = configHelpText();
+    for (const [name] of CONFIG_HELP) expect(help).toContain(name);
+  });
+});

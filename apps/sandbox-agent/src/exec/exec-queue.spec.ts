@@ -1,0 +1,127 @@
+import type { ExecResponse } from '@cli-mcp/agent-client';
+import { describe, expect, it } from 'vitest';
+import { cancelledBeforeStart } from '../shell/command-result.js';
+import { ExecQueue, type QueuedJob } from './exec-queue.js';
+
+/** A strict fake runner: each job stays running until the test finishes it; abort is observable. */
+class FakeRunner {
+  readonly started: Array<{ job: QueuedJob; signal: AbortSignal; finish(stdout?: string): void }> = [];
+
+  readonly run = (job: QueuedJob, signal: AbortSignal): Promise<ExecResponse> =>
+    new Promise((resolve) => {
+      const finish = (stdout = job.command) => resolve({ ...cancelledBeforeStart(), stdout, stderr: '', exit_code: 0, cancelled: false });
+      this.started.push({ job, signal, finish });
+      signal.addEventListener('abort', () => resolve(cancelledBeforeStart()));
+    });
+}
+
+const job = (command: string): QueuedJob => ({ command, timeoutMs: 1000, tty: false });
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe(ExecQueue.name, () => {
+  it('runs one job at a time in arrival order', async () => {
+    const runner = new FakeRunner();
+    const queue = new ExecQueue(runner.run, cancelledBeforeStart);
+    const tickets = ['a', 'b', 'c'].map((c) => queue.submit(job(c)));
+    expect(runner.started.map((s) => s.job.command)).toEqual(['a']);
+    expect(queue.busy).toBe(true);
+    expect(queue.waiting).toBe(2);
+    runner.started[0]!.finish();
+    await tick();
+    expect(runner.started.map((s) => s.job.command)).toEqual(['a', 'b']);
+    runner.started[1]!.finish();
+    await tick();
+    runner.started[2]!.finish();
+    expect((await Promise.all(tickets.map((t) => t.result))).map((r) => r.stdout)).toEqual(['a', 'b', 'c']);
+    await queue.idle();
+    expect(queue.busy).toBe(false);
+  });
+
+  it('joins a running request_id and returns a finished one without running it again', async () => {
+    const runner = new FakeRunner();
+    const queue = new ExecQueue(runner.run, cancelledBeforeStart);
+    const first = queue.submit(job('x'), 'r1');
+    const joined = queue.submit(job('x'), 'r1');
+    runner.started[0]!.finish('once');
+    expect((await first.result).stdout).toBe('once');
+    expect((await joined.result).stdout).toBe('once');
+    expect((await queue.submit(job('x'), 'r1').result).stdout).toBe('once');
+    expect(runner.started).toHaveLength(1);
+  });
+
+  it('forgets the oldest stored results beyond 32', async () => {
+    const runner = new FakeRunner();
+    const queue = new ExecQueue(runner.run, cancelledBeforeStart);
+    for (let i = 0; i < 33; i++) {
+      const t = queue.submit(job(`c${i}`), `id${i}`);
+      runner.started[i]!.finish();
+      await t.result;
+      await tick();
+    }
+    void queue.submit(job('again'), 'id0');
+    expect(runner.started).toHaveLength(34);
+    void queue.submit(job('again'), 'id32');
+    expect(runner.started).toHaveLength(34);
+  });
+
+  it('drops a queued job whose only caller went away, and cancels a running one', async () => {
+    const runner = new FakeRunner();
+    const queue = new ExecQueue(runner.run, cancelledBeforeStart);
+    const running = queue.submit(job('run'));
+    const queued = queue.submit(job('queued'));
+    queued.release();
+    expect((await queued.result).cancelled).toBe(true);
+    expect(queue.waiting).toBe(0);
+    running.release();
+    expect(runner.started[0]!.signal.aborted).toBe(true);
+    expect((await running.result).cancelled).toBe(true);
+    expect(runner.started).toHaveLength(1);
+  });
+
+  it('keeps a job running while another caller still waits for it', () => {
+    const runner = new FakeRunner();
+    const queue = new ExecQueue(runner.run, cancelledBeforeStart);
+    const a = queue.submit(job('x'), 'shared');
+    queue.submit(job('x'), 'shared');
+    a.release();
+    expect(runner.started[0]!.signal.aborted).toBe(false);
+  });
+
+  it('cancel targets a request_id (queued or running) or, without one, the running job', async () => {
+    const runner = new FakeRunner();
+    const queue = new ExecQueue(runner.run, cancelledBeforeStart);
+    const a = queue.submit(job('a'), 'a');
+    const b = queue.submit(job('b'), 'b');
+    expect(queue.cancel('b')).toBe(true);
+    expect((await b.result).cancelled).toBe(true);
+    expect(queue.cancel('nope')).toBe(false);
+    expect(queue.cancel()).toBe(true);
+    expect((await a.result).cancelled).toBe(true);
+    await queue.idle();
+    expect(queue.cancel()).toBe(false);
+    // A job cancelled on purpose is remembered for its id; it is not run again.
+    expect((await queue.submit(job('b'), 'b').result).cancelled).toBe(true);
+    expect(runner.started).toHaveLength(1);
+  });
+
+  it('cancelAll empties the queue and stops the running job', async () => {
+    const runner = new FakeRunner();
+    const queue = new ExecQueue(runner.run, cancelledBeforeStart);
+    const tickets = [queue.submit(job('a')), queue.submit(job('b'))];
+    queue.cancelAll();
+    const results = await Promise.all(tickets.map((t) => t.result));
+    expect(results.every((r) => r.cancelled)).toBe(true);
+    await queue.idle();
+  });
+
+  it('propagates a runner failure to the caller and keeps serving', async () => {
+    let fail = true;
+    const queue = new ExecQueue(async () => {
+      if (fail) throw new Error('cannot start shell');
+      return { ...cancelledBeforeStart(), cancelled: false, stdout: 'ok' };
+    }, cancelledBeforeStart);
+    await expect(queue.submit(job('a'), 'f').result).rejects.toThrow('cannot start shell');
+    fail = false;
+    expect((await queue.submit(job('a'), 'f').result).stdout).toBe('ok');
+  });
+});

@@ -1,0 +1,161 @@
+import type { ExecResponse } from '@cli-mcp/agent-client';
+
+export interface QueuedJob {
+  command: string;
+  timeoutMs: number;
+  tty: boolean;
+}
+
+export type JobRunner = (job: QueuedJob, signal: AbortSignal) => Promise<ExecResponse>;
+
+/** One caller's claim on an execution; `release` = the caller went away (client disconnect, C-AG-4). */
+export interface ExecTicket {
+  result: Promise<ExecResponse>;
+  release(): void;
+}
+
+interface Entry {
+  job: QueuedJob;
+  requestId: string | undefined;
+  controller: AbortController;
+  waiters: number;
+  state: 'queued' | 'running' | 'done';
+  result: Promise<ExecResponse>;
+  resolve(response: ExecResponse): void;
+  reject(error: unknown): void;
+}
+
+const REMEMBERED_RESULTS = 32;
+
+/**
+ * One command at a time, in arrival order (C-AG-9). Each job's timeout is measured by the runner from the moment it
+ * starts. `request_id` makes `/exec` idempotent: a running or queued id is joined, a finished one (of the last 32)
+ * returns its stored result without running again. When every caller of a job has gone away, a queued job is
+ * dropped and a running one cancelled (C-AG-4).
+ */
+export class ExecQueue {
+  private readonly pending: Entry[] = [];
+  private current: Entry | undefined;
+  private readonly active = new Map<string, Entry>();
+  private readonly finished = new Map<string, ExecResponse>();
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly runner: JobRunner, private readonly cancelledResult: () => ExecResponse) {}
+
+  get busy(): boolean {
+    return this.current !== undefined;
+  }
+
+  /** Jobs waiting behind the running one. */
+  get waiting(): number {
+    return this.pending.length;
+  }
+
+  submit(job: QueuedJob, requestId?: string): ExecTicket {
+    if (requestId !== undefined) {
+      const stored = this.finished.get(requestId);
+      if (stored) return { result: Promise.resolve(stored), release: () => undefined };
+      const joined = this.active.get(requestId);
+      if (joined) return this.ticketFor(joined);
+    }
+    let resolve!: (response: ExecResponse) => void;
+    let reject!: (error: unknown) => void;
+    const result = new Promise<ExecResponse>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    const entry: Entry = { job, requestId, controller: new AbortController(), waiters: 0, state: 'queued', result, resolve, reject };
+    if (requestId !== undefined) this.active.set(requestId, entry);
+    this.pending.push(entry);
+    const ticket = this.ticketFor(entry);
+    this.pump();
+    return ticket;
+  }
+
+  /** `/cancel`: the job with this id (queued or running), else the running job. */
+  cancel(requestId?: string): boolean {
+    const entry = requestId === undefined ? this.current : this.active.get(requestId);
+    if (!entry || entry.state === 'done') return false;
+    if (entry.state === 'queued') this.dropQueued(entry, true);
+    else entry.controller.abort();
+    return true;
+  }
+
+  /** Shutdown: cancel the running job and everything queued. */
+  cancelAll(): void {
+    for (const entry of [...this.pending]) this.dropQueued(entry, false);
+    this.current?.controller.abort();
+  }
+
+  /** Resolves when nothing runs and nothing waits. */
+  idle(): Promise<void> {
+    if (!this.current && this.pending.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private ticketFor(entry: Entry): ExecTicket {
+    entry.waiters++;
+    let released = false;
+    return {
+      result: entry.result,
+      release: () => {
+        if (released || entry.state === 'done') return;
+        released = true;
+        entry.waiters--;
+        if (entry.waiters > 0) return;
+        if (entry.state === 'queued') this.dropQueued(entry, false);
+        else entry.controller.abort();
+      },
+    };
+  }
+
+  /** A queued job that will never run. Remembered for its id only when cancelled on purpose (`/cancel`). */
+  private dropQueued(entry: Entry, remember: boolean): void {
+    const at = this.pending.indexOf(entry);
+    if (at >= 0) this.pending.splice(at, 1);
+    const response = this.cancelledResult();
+    this.settle(entry, response, remember);
+    this.notifyIdle();
+  }
+
+  private pump(): void {
+    if (this.current) return;
+    const entry = this.pending.shift();
+    if (!entry) {
+      this.notifyIdle();
+      return;
+    }
+    this.current = entry;
+    entry.state = 'running';
+    this.runner(entry.job, entry.controller.signal).then(
+      (response) => this.settle(entry, response, true),
+      (error: unknown) => {
+        entry.state = 'done';
+        if (entry.requestId !== undefined) this.active.delete(entry.requestId);
+        entry.reject(error);
+      },
+    ).finally(() => {
+      this.current = undefined;
+      this.pump();
+    });
+  }
+
+  private settle(entry: Entry, response: ExecResponse, remember: boolean): void {
+    entry.state = 'done';
+    if (entry.requestId !== undefined) {
+      this.active.delete(entry.requestId);
+      if (remember) {
+        this.finished.set(entry.requestId, response);
+        while (this.finished.size > REMEMBERED_RESULTS) this.finished.delete(this.finished.keys().next().value!);
+      }
+    }
+    entry.resolve(response);
+  }
+
+  private notifyIdle(): void {
+    if (this.current || this.pending.length > 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const wake of waiters) wake();
+  }
+}

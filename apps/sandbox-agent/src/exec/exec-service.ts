@@ -1,0 +1,55 @@
+import type { CancelResponse } from '@cli-mcp/agent-client';
+import type { AgentConfig } from '../config/agent-config.js';
+import { AgentError, AgentErrorCode } from '../http/agent-error.js';
+import type { ExecInput } from '../http/request-bodies.js';
+import type { AgentLog } from '../logging/agent-logger.js';
+import { ShellStartError } from '../shell/bash-process.js';
+import { cancelledBeforeStart } from '../shell/command-result.js';
+import type { ShellEngine } from '../shell/shell-engine.js';
+import { ExecQueue, type ExecTicket } from './exec-queue.js';
+
+/** Timeout rule (C-MCP-3, Go §9.5): absent, null or ≤ 0 → default; above the max → max. Fractions are kept. */
+export function effectiveTimeoutMs(timeout: number | undefined, defaultSeconds: number, maxSeconds: number): number {
+  const seconds = timeout === undefined || timeout <= 0 ? defaultSeconds : Math.min(timeout, maxSeconds);
+  return Math.round(seconds * 1000);
+}
+
+/** What the HTTP layer calls: clamps the timeout and hands the command to the one-at-a-time queue (C-AG-9). */
+export class ExecService {
+  private readonly queue: ExecQueue;
+
+  constructor(engine: ShellEngine, private readonly config: AgentConfig, private readonly log: AgentLog) {
+    this.queue = new ExecQueue(async (job, signal) => {
+      try {
+        return await engine.run(job, signal);
+      } catch (err) {
+        if (err instanceof ShellStartError) throw new AgentError(AgentErrorCode.ShellUnavailable, err.message);
+        throw err;
+      }
+    }, cancelledBeforeStart);
+  }
+
+  get busy(): boolean {
+    return this.queue.busy;
+  }
+
+  submit(input: ExecInput): ExecTicket {
+    const timeoutMs = effectiveTimeoutMs(input.timeout, this.config.defaultTimeoutSeconds, this.config.maxTimeoutSeconds);
+    const ticket = this.queue.submit({ command: input.command, timeoutMs, tty: input.tty }, input.requestId);
+    // Ids and sizes only, never the command text (C-AUTH-2); tests use this record to order concurrent requests.
+    this.log.debug({ request_id: input.requestId, waiting: this.queue.waiting, timeout_ms: timeoutMs }, 'command queued');
+    return ticket;
+  }
+
+  cancel(requestId: string | undefined): CancelResponse {
+    return { cancelled: this.queue.cancel(requestId) };
+  }
+
+  cancelAll(): void {
+    this.queue.cancelAll();
+  }
+
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+}

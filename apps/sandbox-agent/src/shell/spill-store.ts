@@ -1,0 +1,73 @@
+import { mkdirSync, readdirSync } from 'node:fs';
+import { readdir, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SpillConfig } from '../config/agent-config.js';
+import type { AgentLog } from '../logging/agent-logger.js';
+import { SpillFile } from './spill-file.js';
+import { selectSpillFilesToDelete, spillFileName, spillSeqOf, type SpillFileInfo, type SpillStream } from './spill-retention.js';
+
+/**
+ * `<outputDir>/out/<seq>.stdout|.stderr`: the full output of recent large commands, so the model can `grep` it
+ * (C-MCP-6). Bounded by file count and total size; the oldest commands' files go first.
+ */
+export class SpillStore {
+  private readonly outDir: string;
+  private seq: number | undefined;
+  private retention: Promise<void> = Promise.resolve();
+
+  constructor(outputDir: string, private readonly limits: SpillConfig, private readonly log: AgentLog) {
+    this.outDir = join(outputDir, 'out');
+  }
+
+  get thresholdBytes(): number {
+    return this.limits.thresholdBytes;
+  }
+
+  /** Next command sequence number; continues after files left by an earlier agent in the same directory. */
+  nextSeq(): number {
+    if (this.seq === undefined) {
+      this.seq = 0;
+      try {
+        for (const name of readdirSync(this.outDir)) this.seq = Math.max(this.seq, spillSeqOf(name) ?? 0);
+      } catch {
+        // No directory yet: start at 1.
+      }
+    }
+    this.seq += 1;
+    return this.seq;
+  }
+
+  /** Opens the file for one stream. Synchronous directory creation: it only happens for large outputs. */
+  open(seq: number, stream: SpillStream): SpillFile | undefined {
+    try {
+      // Re-created every time: the user may have deleted it. 0700: outputs can hold secrets.
+      mkdirSync(this.outDir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      this.log.warn({ code: (err as NodeJS.ErrnoException).code }, 'cannot create output directory');
+      return undefined;
+    }
+    return new SpillFile(join(this.outDir, spillFileName(seq, stream)), this.limits.maxFileBytes, this.log);
+  }
+
+  /** Deletes files beyond the limits; runs in the background, one pass at a time. */
+  enforceRetention(): Promise<void> {
+    this.retention = this.retention.then(() => this.retentionPass()).catch((err: unknown) => {
+      this.log.warn({ code: (err as NodeJS.ErrnoException).code }, 'output retention pass failed');
+    });
+    return this.retention;
+  }
+
+  private async retentionPass(): Promise<void> {
+    const names = (await readdir(this.outDir)).filter((name) => spillSeqOf(name) !== undefined);
+    const files: SpillFileInfo[] = [];
+    for (const name of names) {
+      try {
+        files.push({ name, size: (await stat(join(this.outDir, name))).size });
+      } catch {
+        // Deleted meanwhile.
+      }
+    }
+    const doomed = selectSpillFilesToDelete(files, this.limits.maxCommands, this.limits.maxTotalBytes);
+    await Promise.all(doomed.map((name) => unlink(join(this.outDir, name)).catch(() => undefined)));
+  }
+}

@@ -1,0 +1,48 @@
+import { OutputCapture, type CapturedStream } from './output-capture.js';
+import type { SpillFile } from './spill-file.js';
+
+export interface SinkResult {
+  captured: CapturedStream;
+  /** Absolute path of the saved full output, when the stream was saved. */
+  file?: string;
+}
+
+/**
+ * Where one stream of one command goes: the bounded in-memory capture, plus — once the stream passes the spill
+ * threshold — a file with everything (C-MCP-6). `push` returns false when the file is congested (back-pressure).
+ */
+export class StreamSink {
+  private readonly capture: OutputCapture;
+  private spill: SpillFile | undefined;
+  private spillRefused = false;
+
+  constructor(
+    bufferBytes: number,
+    private readonly spillThreshold: number,
+    private readonly openSpill: (() => SpillFile | undefined) | undefined,
+  ) {
+    this.capture = new OutputCapture(bufferBytes);
+  }
+
+  push(chunk: Buffer): boolean {
+    if (!this.spill && !this.spillRefused && this.openSpill && this.capture.totalBytes + chunk.length > this.spillThreshold) {
+      this.spill = this.openSpill();
+      if (this.spill) this.spill.write(this.capture.allBytesSoFar());
+      else this.spillRefused = true;
+    }
+    this.capture.push(chunk);
+    return this.spill ? this.spill.write(chunk) : true;
+  }
+
+  onDrain(callback: () => void): void {
+    if (this.spill) this.spill.onDrain(callback);
+    else callback();
+  }
+
+  async finish(): Promise<SinkResult> {
+    const captured = this.capture.finish();
+    if (!this.spill) return { captured };
+    await this.spill.close();
+    return this.spill.usable ? { captured, file: this.spill.path } : { captured };
+  }
+}

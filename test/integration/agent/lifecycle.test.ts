@@ -1,0 +1,98 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AGENT_BIN, AGENT_MAIN, assertBuilt, isAlive, startAgent, stopAllAgents, waitFor } from './agent-harness.js';
+
+// C-AG-10: configuration, start-up, SIGTERM and parent-death behaviour of the process.
+describe('sandbox-agent: process lifecycle', () => {
+  afterAll(stopAllAgents);
+
+  it('SIGTERM lets the running command finish, exits 0 and kills the shell group', async () => {
+    const agent = await startAgent();
+    const shellPid = Number((await agent.exec('echo $$')).stdout);
+    const jobPid = Number((await agent.exec('sleep 100 & echo $!')).stdout);
+    const running = agent.exec('sleep 1; echo finished', { timeout: 30 });
+    await waitFor(async () => (await agent.call('GET', '/health')).json.busy, 10_000, 'busy');
+    agent.child.kill('SIGTERM');
+    expect((await running).stdout).toBe('finished');
+    expect(await agent.stop(false)).toEqual({ code: 0, signal: null });
+    await waitFor(() => !isAlive(shellPid) && !isAlive(jobPid), 5_000, 'shell group gone');
+  });
+
+  it('a second SIGTERM cancels the running command and exits at once', async () => {
+    const agent = await startAgent();
+    const shellPid = Number((await agent.exec('echo $$')).stdout);
+    const running = agent.exec('sleep 60', { timeout: 120 }).catch(() => 'connection closed');
+    await waitFor(async () => (await agent.call('GET', '/health')).json.busy, 10_000, 'busy');
+    const started = Date.now();
+    expect(await agent.stop(true)).toEqual({ code: 0, signal: null });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    await running;
+    await waitFor(() => !isAlive(shellPid), 5_000, 'shell gone');
+  });
+
+  it('exits with the parent when SANDBOX_EXIT_WITH_PARENT=1', async () => {
+    assertBuilt();
+    // A parent process that starts the agent, prints its pid, then is killed.
+    const parent = spawn(process.execPath, ['-e', `
+      const { spawn } = require('node:child_process');
+      const env = { ...process.env, SANDBOX_AGENT_PORT: '0', SANDBOX_AGENT_HOST: '127.0.0.1', SANDBOX_EXIT_WITH_PARENT: '1' };
+      const c = spawn(process.execPath, [${JSON.stringify(AGENT_MAIN)}], { env, stdio: 'ignore' });
+      console.log(c.pid);
+      setInterval(() => {}, 1000);
+    `], { stdio: ['ignore', 'pipe', 'ignore'], cwd: '/tmp' });
+    const agentPid = await new Promise<number>((res) => parent.stdout!.once('data', (d: Buffer) => res(Number(String(d).trim()))));
+    const shellPid = await waitFor(() => childrenOf(agentPid)[0], 10_000, 'agent shell');
+    parent.kill('SIGKILL');
+    await waitFor(() => !isAlive(agentPid), 10_000, 'agent exit');
+    await waitFor(() => !isAlive(shellPid), 5_000, 'shell exit');
+  });
+
+  it('bad configuration exits 1 and names every bad variable', () => {
+    assertBuilt();
+    const r = spawnSync(process.execPath, [AGENT_MAIN], {
+      env: { PATH: process.env.PATH, SANDBOX_AGENT_PORT: 'http', SANDBOX_MAX_TIMEOUT_SECONDS: '0',
+        SANDBOX_LOG_LEVEL: 'chatty', SANDBOX_WORKDIR: '/nonexistent/dir' },
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(1);
+    for (const name of ['SANDBOX_AGENT_PORT', 'SANDBOX_MAX_TIMEOUT_SECONDS', 'SANDBOX_LOG_LEVEL', 'SANDBOX_WORKDIR']) {
+      expect(r.stderr).toContain(name);
+    }
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('--help lists the variables and exits 0 through bin/sandbox-agent.js', () => {
+    const r = spawnSync(process.execPath, [AGENT_BIN, '--help'], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('SANDBOX_AUTH_TOKEN');
+    expect(r.stdout).toContain('SANDBOX_SPILL_MAX_TOTAL_BYTES');
+  });
+
+  it('bin/sandbox-agent.js says how to build when the build output is missing', () => {
+    const root = mkdtempSync(join(tmpdir(), 'agent-bin-'));
+    mkdirSync(join(root, 'bin'));
+    copyFileSync(AGENT_BIN, join(root, 'bin', 'sandbox-agent.js'));
+    const r = spawnSync(process.execPath, [join(root, 'bin', 'sandbox-agent.js')], { encoding: 'utf8' });
+    rmSync(root, { recursive: true, force: true });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe('sandbox-agent is not built: run npm run build\n');
+  });
+
+  it('logs a structured listening record with the URL', async () => {
+    const agent = await startAgent();
+    const record = await agent.waitForLog((l) => l.msg === 'listening');
+    expect(record.listening).toBe(`http://127.0.0.1:${agent.port}`);
+  });
+});
+
+function childrenOf(pid: number): number[] {
+  try {
+    const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+    return text === '' ? [] : text.split(' ').map(Number);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,147 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { STATE_RESET_NOTICE } from '@cli-mcp/agent-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAlive, killPids, startAgent, stopAllAgents, waitFor, type TestAgent } from './agent-harness.js';
+
+// C-AG-7: at the deadline only the command's tree dies; the shell keeps its state (the Go agent killed bash and
+// lost cwd/env, §18 item 1). Bounds are generous ("well before the natural end"), never exact timings.
+describe('sandbox-agent: timeouts', () => {
+  let agent: TestAgent;
+  const leftovers: number[] = [];
+  beforeAll(async () => {
+    agent = await startAgent();
+  });
+  afterAll(async () => {
+    killPids(leftovers);
+    await stopAllAgents();
+  });
+
+  it('kills the command tree at the deadline and keeps cwd and env', async () => {
+    await agent.exec('mkdir -p keep && cd keep && export KEPT=yes');
+    const started = Date.now();
+    const r = await agent.exec("sh -c 'echo $$ > pid.txt; exec sleep 30'", { timeout: 1 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r).toMatchObject({ timed_out: true, exit_code: 137, state_reset: false });
+    expect(r.stderr.endsWith('command timed out')).toBe(true);
+    const pid = Number(readFileSync(join(agent.workdir, 'keep', 'pid.txt'), 'utf8'));
+    expect(isAlive(pid)).toBe(false);
+    const after = await agent.exec('pwd; echo $KEPT');
+    expect(after).toMatchObject({ stdout: `${agent.workdir}/keep\nyes`, state_reset: false, stderr: '' });
+    await agent.exec(`cd ${agent.workdir}`);
+  });
+
+  it('SIGKILLs what ignores SIGTERM after the grace period', async () => {
+    const started = Date.now();
+    const r = await agent.exec(`sh -c 'trap "" TERM; echo $$ > stubborn.pid; sleep 30; echo survived'`, { timeout: 1 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r).toMatchObject({ timed_out: true, exit_code: 137, stdout: '', state_reset: false });
+    expect(isAlive(Number(readFileSync(join(agent.workdir, 'stubborn.pid'), 'utf8')))).toBe(false);
+    expect((await agent.exec('echo $KEPT')).stdout).toBe('yes');
+  });
+
+  it('keeps partial output of a timed-out command on both streams', async () => {
+    const r = await agent.exec('echo partial_line; echo partial_err >&2; sleep 30', { timeout: 1 });
+    expect(r.timed_out).toBe(true);
+    expect(r.stdout).toBe('partial_line');
+    expect(r.stderr.startsWith('partial_err')).toBe(true);
+    expect(r.stderr.endsWith('\ncommand timed out')).toBe(true);
+  });
+
+  it('kills a whole pipeline and subshell tree', async () => {
+    // Unusual durations identify these processes among everything else running on the machine.
+    const r = await agent.exec('(sleep 30.1011 | sleep 30.1012) & sleep 30.1013 | cat', { timeout: 1 });
+    expect(r.timed_out).toBe(true);
+    const left = await agent.exec("pgrep -f 'sleep 30[.]101[123]' || echo none");
+    expect(left.stdout).toBe('none');
+  });
+
+  it('replaces a shell stuck in a builtin loop; the next command carries the reset notice', async () => {
+    const started = Date.now();
+    const r = await agent.exec('while :; do :; done', { timeout: 1 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r).toMatchObject({ timed_out: true, exit_code: 137 });
+    const next = await agent.exec('echo fresh');
+    expect(next).toMatchObject({ stdout: 'fresh', stderr: STATE_RESET_NOTICE, state_reset: true });
+  });
+
+  it('does not wait for background jobs, and jobs of earlier commands survive a later timeout', async () => {
+    const started = Date.now();
+    const bg = await agent.exec('sleep 100 & echo $!');
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const bgPid = Number(bg.stdout);
+    leftovers.push(bgPid);
+    const nohup = await agent.exec('nohup sleep 101 >/dev/null 2>&1 & echo $!');
+    const setsid = await agent.exec('setsid sleep 102 >/dev/null 2>&1 & echo $!');
+    const nohupPid = Number(nohup.stdout);
+    leftovers.push(nohupPid);
+    const setsidPid = Number(setsid.stdout);
+    await waitFor(() => readProcName(setsidPid) === 'sleep', 5_000, 'setsid child exec');
+    leftovers.push(setsidPid);
+    // A command that itself starts nohup/setsid/plain background jobs and then hangs.
+    const r = await agent.exec('nohup sleep 103 >/dev/null 2>&1 & echo $! > n.pid; sleep 104 & echo $! > p.pid; sleep 30', { timeout: 1 });
+    expect(r.timed_out).toBe(true);
+    const innerNohup = Number(readFileSync(join(agent.workdir, 'n.pid'), 'utf8'));
+    const innerPlain = Number(readFileSync(join(agent.workdir, 'p.pid'), 'utf8'));
+    leftovers.push(innerNohup, innerPlain);
+    expect(isAlive(bgPid)).toBe(true);
+    expect(isAlive(nohupPid)).toBe(true);
+    expect(isAlive(setsidPid)).toBe(true);
+    expect(isAlive(innerNohup)).toBe(true);
+    expect(isAlive(innerPlain)).toBe(false);
+    expect((await agent.exec('echo ok')).state_reset).toBe(false);
+  });
+
+  it('late background output goes to the background log, not to the next command', async () => {
+    const first = await agent.exec('(sleep 0.3; echo late-out; echo late-err >&2; touch late.flag) & echo started');
+    expect(first.stdout).toBe('started');
+    await waitFor(() => existsIn(agent.workdir, 'late.flag'), 10_000, 'background job done');
+    const next = await agent.exec('echo next');
+    expect(next).toMatchObject({ stdout: 'next', stderr: '' });
+    await waitFor(() => /late-out[\s\S]*late-err|late-err[\s\S]*late-out/.test(readIfExists(join(agent.outputDir, 'background.log'))),
+      5_000, 'background log');
+  });
+});
+
+describe('sandbox-agent: timeout clamping (C-MCP-3 rules)', () => {
+  afterAll(stopAllAgents);
+
+  it('absent, zero or negative → the default; above the max → the max', async () => {
+    const agent = await startAgent({ env: { SANDBOX_DEFAULT_TIMEOUT_SECONDS: '1', SANDBOX_MAX_TIMEOUT_SECONDS: '2' } });
+    for (const timeout of [undefined, 0, -5, null]) {
+      const started = Date.now();
+      const r = await agent.exec('sleep 30', timeout === undefined ? {} : { timeout });
+      expect(r.timed_out, `timeout ${timeout}`).toBe(true);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    }
+    const started = Date.now();
+    expect((await agent.exec('sleep 30', { timeout: 1000 })).timed_out).toBe(true);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect((await agent.exec('sleep 1.2; echo in-time', { timeout: 1000 })).stdout).toBe('in-time');
+  });
+});
+
+function existsIn(dir: string, name: string): boolean {
+  try {
+    readFileSync(join(dir, name));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function readIfExists(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function readProcName(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
