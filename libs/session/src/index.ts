@@ -12,3 +12,4 @@ export {
   type LocalIsolation, type LocalNetwork, type SessionEndReason,
 } from './local/local-backend.options.js';
 export { defaultAgentEntry } from './local/default-agent-entry.js';
+export * from './kubernetes/index.js';

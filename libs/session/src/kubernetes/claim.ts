@@ -1,0 +1,127 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
+import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, buildAuthSecret, formatTimestamp, unassignedSelector } from '@cli-mcp/podspec';
+import { SessionErrorCode } from '../session-error.js';
+import { resolveError, shouldCleanupAfterWaitFailure, throwIfAborted, type AcquireContext } from './acquire-context.js';
+import { deletePodAndSecret, deleteSessionSecret, rollbackLabel } from './cleanup.js';
+import { agentUrlOf, podName } from './format.js';
+import { errorText, isAlreadyExists, isConflict, isNotFound } from './kube-error.js';
+import { PodWaitError, waitForPodReady } from './pod-readiness.js';
+import { claimOrder, isServing } from './pod-selection.js';
+
+/** Result of one claim round over the unassigned pods. */
+export type ClaimOutcome =
+  | { kind: 'claimed'; pod: V1Pod }
+  /** There was nothing to claim (no warm pool, or the list failed): go on to create. */
+  | { kind: 'none' }
+  /** Candidates existed but every attempt failed, or a sibling holds the session's Secret: rediscover first. */
+  | { kind: 'failed'; sibling: boolean };
+
+type Attempt = { kind: 'claimed'; pod: V1Pod } | { kind: 'next' } | { kind: 'sibling' };
+
+/**
+ * Claims an unassigned pod of this instance for the session (C-K8S-4, Go §4.2 with its bugs fixed):
+ * serving pods first, then oldest; each attempt is
+ *  1. a merge patch `{metadata:{resourceVersion:<listed>, labels:{session-id}, annotations:{last-activity}}}` —
+ *     the resourceVersion precondition makes the first writer win; 409 → next pod; the stamp keeps idle GC
+ *     from reaping a just-claimed pod (Go §18.9);
+ *  2. the session Secret — AlreadyExists means a sibling replica is claiming or created this session: roll the
+ *     label back and stop, so the caller REDISCOVERS instead of making a second pod (Go §3.9/§4.4);
+ *  3. readiness (watch) if the pod was not serving yet — failure is `claimed pod not ready`, no fallback;
+ *  4. `POST /assign` with the token — failure rolls back and tries the next pod.
+ * Rollback and cleanup use a fresh timeout, never the caller's signal (Go §18.16).
+ */
+export async function claimUnassignedPod(ctx: AcquireContext): Promise<ClaimOutcome> {
+  let items: V1Pod[];
+  try {
+    ({ items } = await ctx.api.listPods({ labelSelector: unassignedSelector(ctx.cfg.instanceName) }, ctx.request()));
+  } catch (error) {
+    throwIfAborted(ctx);
+    ctx.logger.warn('claim: list unassigned pods failed', { session_id: ctx.sessionId, error: errorText(error) });
+    return { kind: 'none' };
+  }
+  const candidates = claimOrder(items);
+  if (candidates.length === 0) return { kind: 'none' };
+  for (const candidate of candidates) {
+    const attempt = await tryClaim(ctx, candidate);
+    if (attempt.kind === 'claimed') return attempt;
+    if (attempt.kind === 'sibling') return { kind: 'failed', sibling: true };
+  }
+  ctx.logger.debug?.('claim: all unassigned claim attempts failed', { session_id: ctx.sessionId, candidates: candidates.length });
+  return { kind: 'failed', sibling: false };
+}
+
+async function tryClaim(ctx: AcquireContext, candidate: V1Pod): Promise<Attempt> {
+  const name = podName(candidate);
+  const fields = { session_id: ctx.sessionId, pod: name };
+  let pod: V1Pod;
+  try {
+    pod = await ctx.api.mergePatchPod(
+      name,
+      {
+        metadata: {
+          resourceVersion: candidate.metadata?.resourceVersion,
+          labels: { [SESSION_ID_LABEL]: ctx.sessionId },
+          annotations: { [LAST_ACTIVITY_ANNOTATION]: formatTimestamp(ctx.wallClock()) },
+        },
+      },
+      ctx.request(),
+    );
+  } catch (error) {
+    if (ctx.signal.aborted) {
+      // The patch may have landed: undo it so the pod is not left labelled without a Secret.
+      await rollbackLabel(ctx, name);
+      throwIfAborted(ctx);
+    }
+    if (isConflict(error) || isNotFound(error)) ctx.logger.debug?.('claim: pod changed or went away, trying next pod', fields);
+    else ctx.logger.warn('claim: failed to claim pod', { ...fields, error: errorText(error) });
+    return { kind: 'next' };
+  }
+  ctx.stamped(name);
+  const started = ctx.clock.now();
+
+  try {
+    await ctx.api.createSecret(buildAuthSecret(ctx.cfg, ctx.sessionId, ctx.token), ctx.request());
+  } catch (error) {
+    await rollbackLabel(ctx, name);
+    throwIfAborted(ctx);
+    if (isAlreadyExists(error)) {
+      ctx.logger.debug?.('claim: session secret exists, a sibling holds the session; rediscovering', fields);
+      return { kind: 'sibling' };
+    }
+    ctx.logger.warn('claim: create auth secret for claimed pod failed', { ...fields, error: errorText(error) });
+    return { kind: 'next' };
+  }
+
+  if (!isServing(pod)) {
+    try {
+      pod = await waitForPodReady(ctx, pod, ctx.readyTimeoutMs, ctx.signal);
+    } catch (error) {
+      // The agent holds no token yet, but the pod is the session's now; a caller who gave up leaves it to a
+      // sibling that discovers it (its first exec gets 503 and re-delivers the token, C-K8S-7).
+      if (shouldCleanupAfterWaitFailure(error, ctx.abortCause())) await deletePodAndSecret(ctx, name);
+      throwIfAborted(ctx);
+      const code = error instanceof PodWaitError ? SessionErrorCode.SandboxUnavailable : SessionErrorCode.BackendFailure;
+      throw resolveError(code, `claimed pod not ready: ${errorText(error)}`, error);
+    }
+  }
+
+  try {
+    await ctx.agent.assign(agentUrlOf(pod.status?.podIP ?? '', ctx.cfg.agentPort), ctx.token, ctx.signal);
+  } catch (error) {
+    if (error instanceof AgentError && error.code === AgentErrorCode.Status && error.status === 409) {
+      // The agent already holds some token: it can never serve a new session, so do not return it to the pool.
+      ctx.logger.warn('claim: unassigned pod already holds a token; deleting it', fields);
+      await deletePodAndSecret(ctx, name);
+    } else {
+      await rollbackLabel(ctx, name);
+      await deleteSessionSecret(ctx);
+    }
+    throwIfAborted(ctx);
+    ctx.logger.warn('claim: assign token to claimed pod failed', { ...fields, error: errorText(error) });
+    return { kind: 'next' };
+  }
+  ctx.metrics?.sandboxReady(Math.max(0, ctx.clock.now() - started) / 1000);
+  ctx.logger.info('claimed unassigned sandbox pod', fields);
+  return { kind: 'claimed', pod };
+}

@@ -1,0 +1,288 @@
+import { STATUS_CODES } from 'node:http';
+import {
+  ApiException,
+  CoreV1Api,
+  Observable,
+  PatchStrategy,
+  Watch,
+  setHeaderOptions,
+  type ConfigurationOptions,
+  type KubeConfig,
+  type RequestContext,
+  type ResponseContext,
+  type V1Pod,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import { Registry } from 'prom-client';
+import { KubeError } from './kube-error.js';
+import type { KubeApi, PodList, PodListQuery, PodMergePatch, PodWatchEnd } from './kube-api.port.js';
+import { KubeRequestMetrics, type KubeResource, type KubeVerb } from './kube-request-metrics.js';
+
+export interface ClientNodeKubeApiOptions {
+  kubeConfig: KubeConfig;
+  namespace: string;
+  /** Registry of `cli_mcp_kube_requests_total`; a private one when absent. */
+  registry?: Registry;
+  /** Server-side bound of one watch stream; the backend re-watches after it (default 300 s). */
+  watchTimeoutSeconds?: number;
+}
+
+type Options = ConfigurationOptions;
+
+/**
+ * `KubeApi` on `@kubernetes/client-node` 1.4.0 (object-parameter `CoreV1Api`, stack-notes C): merge patches via
+ * `setHeaderOptions('Content-Type', PatchStrategy.MergePatch)` (the generated default is JSON Patch), the
+ * caller's `AbortSignal` handed to node-fetch through a request middleware, `ApiException` → `KubeError`, and
+ * every request counted in `cli_mcp_kube_requests_total`.
+ */
+export class ClientNodeKubeApi implements KubeApi {
+  readonly namespace: string;
+  private readonly core: CoreV1Api;
+  private readonly watcher: Watch;
+  private readonly metrics: KubeRequestMetrics;
+  private readonly watchTimeoutSeconds: number;
+
+  constructor(options: ClientNodeKubeApiOptions) {
+    this.namespace = options.namespace;
+    this.core = options.kubeConfig.makeApiClient(CoreV1Api);
+    this.watcher = new Watch(options.kubeConfig);
+    this.metrics = new KubeRequestMetrics(options.registry ?? new Registry());
+    this.watchTimeoutSeconds = options.watchTimeoutSeconds ?? 300;
+  }
+
+  async listPods(query: PodListQuery, signal: AbortSignal): Promise<PodList> {
+    const list = await this.send('list', 'pods', signal, (options) =>
+      this.core.listNamespacedPod({ namespace: this.namespace, labelSelector: query.labelSelector, limit: query.limit }, options),
+    );
+    return { items: list.items ?? [], resourceVersion: list.metadata?.resourceVersion };
+  }
+
+  getPod(name: string, signal: AbortSignal): Promise<V1Pod> {
+    return this.send('get', 'pods', signal, (options) => this.core.readNamespacedPod({ name, namespace: this.namespace }, options));
+  }
+
+  createPod(pod: V1Pod, signal: AbortSignal): Promise<V1Pod> {
+    return this.send('create', 'pods', signal, (options) => this.core.createNamespacedPod({ namespace: this.namespace, body: pod }, options));
+  }
+
+  mergePatchPod(name: string, patch: PodMergePatch, signal: AbortSignal): Promise<V1Pod> {
+    return this.send(
+      'patch',
+      'pods',
+      signal,
+      (options) => this.core.patchNamespacedPod({ name, namespace: this.namespace, body: patch }, options),
+      PatchStrategy.MergePatch,
+    );
+  }
+
+  async deletePod(name: string, signal: AbortSignal): Promise<void> {
+    await this.send('delete', 'pods', signal, (options) => this.core.deleteNamespacedPod({ name, namespace: this.namespace }, options));
+  }
+
+  async createSecret(secret: V1Secret, signal: AbortSignal): Promise<void> {
+    await this.send('create', 'secrets', signal, (options) => this.core.createNamespacedSecret({ namespace: this.namespace, body: secret }, options));
+  }
+
+  async deleteSecret(name: string, signal: AbortSignal): Promise<void> {
+    await this.send('delete', 'secrets', signal, (options) => this.core.deleteNamespacedSecret({ name, namespace: this.namespace }, options));
+  }
+
+  watchPodUntil(name: string, resourceVersion: string | undefined, until: (pod: V1Pod) => boolean, signal: AbortSignal): Promise<PodWatchEnd> {
+    return new Promise<PodWatchEnd>((resolve, reject) => {
+      if (signal.aborted) return reject(abortedError(signal));
+      let settled = false;
+      let stream: AbortController | undefined;
+      let lastVersion = resourceVersion;
+      const finish = (settle: () => void): void => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        stream?.abort();
+        settle();
+      };
+      const onAbort = (): void => finish(() => reject(abortedError(signal)));
+      signal.addEventListener('abort', onAbort, { once: true });
+
+      const onEvent = (type: string, object: unknown): void => {
+        if (type === 'ERROR') {
+          const status = object as { code?: number; reason?: string; message?: string } | undefined;
+          if (status?.code === 410) return finish(() => resolve({ type: 'expired' }));
+          return finish(() => reject(new KubeError(status?.message ?? 'watch error', status?.code, status?.reason)));
+        }
+        const pod = object as V1Pod;
+        lastVersion = pod?.metadata?.resourceVersion ?? lastVersion;
+        if (type === 'BOOKMARK') return;
+        if (type === 'DELETED') return finish(() => resolve({ type: 'deleted', pod }));
+        if ((type === 'ADDED' || type === 'MODIFIED') && until(pod)) finish(() => resolve({ type: 'matched', pod }));
+      };
+      const onDone = (error: unknown): void => {
+        if (settled) return;
+        const status = (error as { statusCode?: number } | null)?.statusCode;
+        if (status === 410) return finish(() => resolve({ type: 'expired' }));
+        if (status !== undefined) {
+          return finish(() => reject(new KubeError(STATUS_CODES[status] ?? `watch failed with status ${status}`, status, reasonOf(status))));
+        }
+        finish(() => resolve(error ? { type: 'closed', resourceVersion: lastVersion, error } : { type: 'closed', resourceVersion: lastVersion }));
+      };
+
+      const query: Record<string, string | number | boolean | undefined> = {
+        fieldSelector: `metadata.name=${name}`,
+        resourceVersion,
+        allowWatchBookmarks: true,
+        timeoutSeconds: this.watchTimeoutSeconds,
+      };
+      let counted = false;
+      const count = (code: string): void => {
+        if (counted) return;
+        counted = true;
+        this.metrics.record('watch', 'pods', code);
+      };
+      this.watcher
+        .watch(
+          `/api/v1/namespaces/${encodeURIComponent(this.namespace)}/pods`,
+          query,
+          (type, object) => {
+            count('200');
+            onEvent(type, object);
+          },
+          (error) => {
+            const status = (error as { statusCode?: number } | null)?.statusCode;
+            count(status !== undefined ? String(status) : error ? 'error' : '200');
+            onDone(error);
+          },
+        )
+        .then(
+          (controller) => {
+            count('200');
+            stream = controller;
+            if (settled) controller.abort();
+          },
+          (error: unknown) => {
+            count('error');
+            finish(() => reject(new KubeError(messageOf(error), undefined, undefined, { cause: error })));
+          },
+        );
+    });
+  }
+
+  /**
+   * Sends one request with the caller's signal (and a content type), counts it, maps its failure. A 429, or a
+   * 5xx carrying `Retry-After`, was not processed by the server: it is retried up to {@link MAX_RETRIES} times
+   * after the advised delay (capped), as client-go does.
+   */
+  private async send<T>(
+    verb: KubeVerb,
+    resource: KubeResource,
+    signal: AbortSignal,
+    call: (options: Options) => Promise<T>,
+    contentType?: string,
+  ): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      if (signal.aborted) {
+        this.metrics.record(verb, resource, 'aborted');
+        throw abortedError(signal);
+      }
+      let options: Options = { middleware: [signalMiddleware(signal)], middlewareMergeStrategy: 'append' };
+      if (contentType) options = setHeaderOptions('Content-Type', contentType, options);
+      try {
+        const result = await call(options);
+        this.metrics.record(verb, resource, verb === 'create' ? '201' : '200');
+        return result;
+      } catch (error) {
+        if (error instanceof ApiException) {
+          this.metrics.record(verb, resource, String(error.code));
+          const delayMs = retryDelayMs(error, attempt);
+          if (delayMs !== undefined && (await sleep(delayMs, signal))) continue;
+          throw fromApiException(error);
+        }
+        if (signal.aborted) {
+          this.metrics.record(verb, resource, 'aborted');
+          throw abortedError(signal);
+        }
+        this.metrics.record(verb, resource, 'error');
+        throw new KubeError(messageOf(error), undefined, undefined, { cause: error });
+      }
+    }
+  }
+}
+
+const MAX_RETRIES = 3;
+const MAX_RETRY_DELAY_MS = 1_000;
+
+/** Delay before retrying an answer the server asked us to retry, or undefined when it must not be retried. */
+function retryDelayMs(error: ApiException<unknown>, attempt: number): number | undefined {
+  if (attempt >= MAX_RETRIES) return undefined;
+  const header = error.headers?.['retry-after'];
+  const advised = header !== undefined && /^\d+$/.test(header) ? Number(header) * 1000 : undefined;
+  if (error.code === 429) return Math.min(advised ?? 100 * 2 ** attempt, MAX_RETRY_DELAY_MS);
+  if (error.code >= 500 && advised !== undefined) return Math.min(advised, MAX_RETRY_DELAY_MS);
+  return undefined;
+}
+
+/** Resolves true after `ms`, false at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Hands the signal to node-fetch (client-node's `RequestContext.setSignal`), so aborting ends the request. */
+function signalMiddleware(signal: AbortSignal): NonNullable<Options['middleware']>[number] {
+  return {
+    pre: (context: RequestContext) => {
+      context.setSignal(signal);
+      return new Observable(Promise.resolve(context));
+    },
+    post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
+  };
+}
+
+interface StatusBody {
+  message?: string;
+  reason?: string;
+}
+
+/** `ApiException.body` is the raw response text (or undefined on 401); its Status carries reason and message. */
+function fromApiException(error: ApiException<unknown>): KubeError {
+  let status: StatusBody | undefined;
+  if (typeof error.body === 'string') {
+    try {
+      status = JSON.parse(error.body) as StatusBody;
+    } catch {
+      status = undefined;
+    }
+  } else if (error.body && typeof error.body === 'object') {
+    status = error.body as StatusBody;
+  }
+  const code = error.code;
+  const message = typeof status?.message === 'string' && status.message !== '' ? status.message : `${code} ${STATUS_CODES[code] ?? 'error'}`;
+  return new KubeError(message, code, typeof status?.reason === 'string' ? status.reason : reasonOf(code), { cause: error });
+}
+
+const REASONS: Record<number, string> = {
+  400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 410: 'Expired',
+  422: 'Invalid', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout',
+};
+
+function reasonOf(code: number): string | undefined {
+  return REASONS[code];
+}
+
+function abortedError(signal: AbortSignal): KubeError {
+  const reason: unknown = signal.reason;
+  const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
+  return new KubeError(timedOut ? 'request timed out' : 'request aborted', undefined, undefined, { cause: reason });
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,114 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { buildAuthSecret, buildSessionPod, isTerminal, isTerminating, sessionPodName } from '@cli-mcp/podspec';
+import { SessionErrorCode } from '../session-error.js';
+import { resolveError, shouldCleanupAfterWaitFailure, throwIfAborted, type AcquireContext, type Acquired } from './acquire-context.js';
+import { deletePodAndSecret, deleteSessionSecret } from './cleanup.js';
+import { discoverSessionPod } from './discover.js';
+import { errorText, isAlreadyExists, isNotFound, isQuotaExceeded } from './kube-error.js';
+import { PodWaitError, waitForPodDeletion, waitForPodReady } from './pod-readiness.js';
+
+const STAGE = 'create sandbox pod';
+
+/**
+ * On-demand creation (C-K8S-4, Go §3.5): the session Secret, then the pod (it reads the token from the Secret),
+ * then readiness by watch. Deterministic names make concurrent creators converge: Secret AlreadyExists is
+ * tolerated, pod AlreadyExists → rediscover and wait. A pre-existing Secret means a sibling may be claiming
+ * (label first, Secret second), so we look once more before creating a second pod (Go §4.4).
+ */
+export async function createSessionPod(ctx: AcquireContext, hadEarlierPod: boolean): Promise<Acquired> {
+  let secretExisted = false;
+  try {
+    await ctx.api.createSecret(buildAuthSecret(ctx.cfg, ctx.sessionId, ctx.token), ctx.request());
+  } catch (error) {
+    throwIfAborted(ctx);
+    if (!isAlreadyExists(error)) throw apiError(`${STAGE}: create auth secret`, error);
+    secretExisted = true;
+  }
+  if (secretExisted) {
+    const again = await discoverSessionPod(ctx, 'discover pod');
+    if (again.found) return again.found;
+  }
+  // A Secret with no live pod: the session's earlier sandbox is gone (deleted behind our back, evicted).
+  const hadEarlierSandbox = hadEarlierPod || secretExisted;
+  return createAndAwait(ctx, { secretExisted, hadEarlierSandbox, replaced: false });
+}
+
+interface CreateState {
+  secretExisted: boolean;
+  hadEarlierSandbox: boolean;
+  /** A finished/terminating pod of the same name was already replaced once. */
+  replaced: boolean;
+}
+
+async function createAndAwait(ctx: AcquireContext, state: CreateState): Promise<Acquired> {
+  const name = sessionPodName(ctx.cfg.instanceName, ctx.sessionId);
+  let created: V1Pod;
+  try {
+    created = await ctx.api.createPod(buildSessionPod(ctx.cfg, ctx.cfg.instanceName, ctx.sessionId, ctx.wallClock()), ctx.request());
+  } catch (error) {
+    if (isAlreadyExists(error) && !ctx.signal.aborted) return afterPodConflict(ctx, state);
+    // Only a Secret we made is ours to remove: an existing one may serve a sibling's pod.
+    if (!state.secretExisted) await deleteSessionSecret(ctx);
+    throwIfAborted(ctx);
+    throw apiError(`${STAGE}: create pod`, error);
+  }
+  ctx.stamped(name);
+  const started = ctx.clock.now();
+  try {
+    const pod = await waitForPodReady(ctx, created, ctx.readyTimeoutMs, ctx.signal);
+    ctx.metrics?.sandboxReady(Math.max(0, ctx.clock.now() - started) / 1000);
+    ctx.logger.info('created sandbox pod', { session_id: ctx.sessionId, pod: name, recreated: state.hadEarlierSandbox });
+    return { pod, path: 'create', hadEarlierSandbox: state.hadEarlierSandbox };
+  } catch (error) {
+    if (shouldCleanupAfterWaitFailure(error, ctx.abortCause())) await deletePodAndSecret(ctx, name);
+    throwIfAborted(ctx);
+    const code = error instanceof PodWaitError ? SessionErrorCode.SandboxUnavailable : SessionErrorCode.BackendFailure;
+    throw resolveError(code, `${STAGE}: wait for pod ready: ${errorText(error)}`, error);
+  }
+}
+
+/**
+ * Pod AlreadyExists: a sibling created it (rediscover and wait), or the name is held by a finished or
+ * terminating pod of an earlier sandbox that discovery skips (Go §18.14: Go failed for up to 60 s). Such a pod
+ * is removed — deleted if finished, awaited if terminating — and the create retried once.
+ */
+async function afterPodConflict(ctx: AcquireContext, state: CreateState): Promise<Acquired> {
+  const stage = 'discover pod after conflict';
+  const again = await discoverSessionPod(ctx, stage);
+  if (again.found) return again.found;
+  const name = sessionPodName(ctx.cfg.instanceName, ctx.sessionId);
+  const notDiscoverable = (): never => {
+    throw resolveError(SessionErrorCode.SandboxUnavailable, `pod exists but not discoverable for session "${ctx.sessionId}"`);
+  };
+  if (state.replaced) notDiscoverable();
+  let existing: V1Pod | undefined;
+  try {
+    existing = await ctx.api.getPod(name, ctx.request());
+  } catch (error) {
+    throwIfAborted(ctx);
+    if (!isNotFound(error)) throw apiError(`${stage}: get pod "${name}"`, error);
+  }
+  if (existing && !isTerminal(existing) && !isTerminating(existing)) notDiscoverable();
+  if (existing) await awaitRemoval(ctx, existing);
+  // A finished pod is an earlier sandbox of the session; a terminating one is usually a DELETE's (not a recreate).
+  const finished = existing !== undefined && isTerminal(existing);
+  return createAndAwait(ctx, { ...state, hadEarlierSandbox: state.hadEarlierSandbox || finished, replaced: true });
+}
+
+/** Deletes a finished pod (ours: it carries our deterministic name) and waits for it to be gone, by watch. */
+async function awaitRemoval(ctx: AcquireContext, pod: V1Pod): Promise<void> {
+  const name = pod.metadata?.name ?? '';
+  try {
+    if (!isTerminating(pod)) await ctx.api.deletePod(name, ctx.request());
+    await waitForPodDeletion(ctx, pod, ctx.readyTimeoutMs, ctx.signal);
+  } catch (error) {
+    if (isNotFound(error)) return;
+    throwIfAborted(ctx);
+    throw resolveError(SessionErrorCode.SandboxUnavailable, `${STAGE}: previous pod: ${errorText(error)}`, error);
+  }
+}
+
+function apiError(detail: string, error: unknown): Error {
+  const code = isQuotaExceeded(error) ? SessionErrorCode.CapacityExhausted : SessionErrorCode.BackendFailure;
+  return resolveError(code, `${detail}: ${errorText(error)}`, error);
+}

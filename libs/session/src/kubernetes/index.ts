@@ -1,0 +1,10 @@
+export { KubernetesBackend } from './kubernetes-backend.js';
+export {
+  KUBERNETES_DEFAULTS, type KubernetesAgentPort, type KubernetesBackendLogger, type KubernetesBackendOptions,
+} from './kubernetes-backend.options.js';
+export { createKubernetesBackend, type CreateKubernetesBackendOptions } from './create-kubernetes-backend.js';
+export { ClientNodeKubeApi, type ClientNodeKubeApiOptions } from './client-node-kube-api.js';
+export type { KubeApi, PodList, PodListQuery, PodMergePatch, PodWatchEnd } from './kube-api.port.js';
+export { KubeError } from './kube-error.js';
+export { KUBE_REQUESTS_METRIC } from './kube-request-metrics.js';
+export { loadKubeConfig } from './kube-config.js';

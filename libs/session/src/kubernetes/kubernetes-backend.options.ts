@@ -1,0 +1,53 @@
+import type { AgentClient } from '@cli-mcp/agent-client';
+import type { SandboxPodConfig } from '@cli-mcp/podspec';
+import type { Clock } from '../clock.js';
+import type { SessionMetrics } from '../session-metrics.js';
+import type { KubeApi } from './kube-api.port.js';
+
+/** The agent call the backend makes itself: token delivery to a claimed or restarted pod (C-K8S-4/7). */
+export type KubernetesAgentPort = Pick<AgentClient, 'assign'>;
+
+/** Structured log sink (fields never carry the token). */
+export interface KubernetesBackendLogger {
+  debug?(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface KubernetesBackendOptions {
+  api: KubeApi;
+  agentClient: KubernetesAgentPort;
+  /** HMAC key: a session's token is HMAC(key, session id) on every replica (C-AUTH-1). */
+  hmacKey: Buffer;
+  /** Validated sandbox configuration (`validateSandboxPodConfig`); its namespace must equal `api.namespace`. */
+  podConfig: SandboxPodConfig;
+  /** `--ready-timeout`: bound on waiting for a pod to become Ready (C-K8S-5). Default 60 s. */
+  readyTimeoutMs?: number;
+  /** `--activity-interval`: last-activity is patched at most this often per session per replica (C-K8S-6). Default 30 s. */
+  activityIntervalMs?: number;
+  /** Bound on each API request of an acquisition (the caller's signal applies too). Default 15 s. */
+  requestTimeoutMs?: number;
+  /** Bound on rollback/cleanup and activity requests, which never use the caller's signal. Default 10 s. */
+  cleanupTimeoutMs?: number;
+  /** Bound on the health check's list (C-HTTP-2). Default 5 s. */
+  healthTimeoutMs?: number;
+  /** Shared session metrics: the backend records `cli_mcp_sandbox_ready_seconds`. */
+  metrics?: SessionMetrics;
+  logger?: KubernetesBackendLogger;
+  /** Monotonic time and timers (throttling, readiness deadline). */
+  clock?: Clock;
+  /** Wall time for the RFC 3339 annotations. */
+  wallClock?: () => Date;
+}
+
+export const KUBERNETES_DEFAULTS = {
+  readyTimeoutMs: 60_000,
+  activityIntervalMs: 30_000,
+  requestTimeoutMs: 15_000,
+  cleanupTimeoutMs: 10_000,
+  healthTimeoutMs: 5_000,
+  /** Sessions remembered per replica for the recreate notice and touch throttling. */
+  maxRememberedSessions: 10_000,
+} as const;
+
+export const silentLogger: KubernetesBackendLogger = { info: () => undefined, warn: () => undefined };

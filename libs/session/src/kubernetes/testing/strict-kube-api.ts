@@ -1,0 +1,218 @@
+/**
+ * Test support for the Kubernetes backend's unit specs (never imported by production code): a STRICT fake of
+ * the `KubeApi` port — a call without a handler fails the call and is recorded in `unexpected` — a fake clock,
+ * a strict agent and pod/error fixtures.
+ */
+import type { V1Pod, V1Secret } from '@kubernetes/client-node';
+import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
+import { INSTANCE_LABEL, COMPONENT_LABEL, SANDBOX_COMPONENT, SESSION_ID_LABEL, type SandboxPodConfig, validateSandboxPodConfig } from '@cli-mcp/podspec';
+import type { Clock } from '../../clock.js';
+import type { KubeApi, PodList, PodListQuery, PodMergePatch, PodWatchEnd } from '../kube-api.port.js';
+import { KubeError } from '../kube-error.js';
+
+export interface KubeCalls {
+  listPods: (query: PodListQuery, signal: AbortSignal) => Promise<PodList>;
+  getPod: (name: string, signal: AbortSignal) => Promise<V1Pod>;
+  createPod: (pod: V1Pod, signal: AbortSignal) => Promise<V1Pod>;
+  mergePatchPod: (name: string, patch: PodMergePatch, signal: AbortSignal) => Promise<V1Pod>;
+  deletePod: (name: string, signal: AbortSignal) => Promise<void>;
+  watchPodUntil: (name: string, resourceVersion: string | undefined, until: (pod: V1Pod) => boolean, signal: AbortSignal) => Promise<PodWatchEnd>;
+  createSecret: (secret: V1Secret, signal: AbortSignal) => Promise<void>;
+  deleteSecret: (name: string, signal: AbortSignal) => Promise<void>;
+}
+
+export type KubeMethod = keyof KubeCalls;
+
+export interface RecordedCall {
+  method: KubeMethod;
+  args: unknown[];
+}
+
+export class StrictKubeApi implements KubeApi {
+  readonly calls: RecordedCall[] = [];
+  readonly unexpected: string[] = [];
+  private readonly handlers: Partial<KubeCalls> = {};
+
+  constructor(readonly namespace = 'cli-mcp') {}
+
+  on<K extends KubeMethod>(method: K, handler: KubeCalls[K]): this {
+    this.handlers[method] = handler;
+    return this;
+  }
+
+  /** The handler currently installed for `method` (to wrap it). */
+  handler<K extends KubeMethod>(method: K): KubeCalls[K] {
+    const current = this.handlers[method];
+    if (!current) throw new Error(`no handler for ${method}`);
+    return current;
+  }
+
+  callsOf<K extends KubeMethod>(method: K): Parameters<KubeCalls[K]>[] {
+    return this.calls.filter((c) => c.method === method).map((c) => c.args as Parameters<KubeCalls[K]>);
+  }
+
+  /** `method name` per call, in order (for protocol-order assertions). */
+  get sequence(): string[] {
+    return this.calls.map((c) => c.method);
+  }
+
+  listPods(query: PodListQuery, signal: AbortSignal): Promise<PodList> {
+    return this.invoke('listPods', [query, signal]);
+  }
+  getPod(name: string, signal: AbortSignal): Promise<V1Pod> {
+    return this.invoke('getPod', [name, signal]);
+  }
+  createPod(pod: V1Pod, signal: AbortSignal): Promise<V1Pod> {
+    return this.invoke('createPod', [pod, signal]);
+  }
+  mergePatchPod(name: string, patch: PodMergePatch, signal: AbortSignal): Promise<V1Pod> {
+    return this.invoke('mergePatchPod', [name, patch, signal]);
+  }
+  deletePod(name: string, signal: AbortSignal): Promise<void> {
+    return this.invoke('deletePod', [name, signal]);
+  }
+  watchPodUntil(name: string, resourceVersion: string | undefined, until: (pod: V1Pod) => boolean, signal: AbortSignal): Promise<PodWatchEnd> {
+    return this.invoke('watchPodUntil', [name, resourceVersion, until, signal]);
+  }
+  createSecret(secret: V1Secret, signal: AbortSignal): Promise<void> {
+    return this.invoke('createSecret', [secret, signal]);
+  }
+  deleteSecret(name: string, signal: AbortSignal): Promise<void> {
+    return this.invoke('deleteSecret', [name, signal]);
+  }
+
+  private invoke<K extends KubeMethod>(method: K, args: unknown[]): ReturnType<KubeCalls[K]> {
+    this.calls.push({ method, args });
+    const handler = this.handlers[method] as ((...a: unknown[]) => ReturnType<KubeCalls[K]>) | undefined;
+    if (!handler) {
+      this.unexpected.push(method);
+      return Promise.reject(new Error(`unexpected KubeApi call ${method}`)) as ReturnType<KubeCalls[K]>;
+    }
+    return Promise.resolve().then((): unknown => handler(...args)) as ReturnType<KubeCalls[K]>;
+  }
+}
+
+/** Strict fake of the agent's `/assign`. */
+export class StrictAssignAgent {
+  readonly calls: Array<{ baseUrl: string; token: string; signal?: AbortSignal }> = [];
+  unexpected = 0;
+  private handler?: (baseUrl: string, token: string, signal?: AbortSignal) => Promise<void>;
+
+  onAssign(handler: (baseUrl: string, token: string, signal?: AbortSignal) => Promise<void>): this {
+    this.handler = handler;
+    return this;
+  }
+
+  assign(baseUrl: string, token: string, signal?: AbortSignal): Promise<void> {
+    this.calls.push({ baseUrl, token, signal });
+    if (!this.handler) {
+      this.unexpected++;
+      return Promise.reject(new Error('unexpected assign'));
+    }
+    return Promise.resolve().then(() => this.handler?.(baseUrl, token, signal));
+  }
+}
+
+export class FakeClock implements Clock {
+  private time = 1_000;
+  private nextId = 0;
+  private readonly timers = new Map<number, { at: number; callback: () => void }>();
+
+  now(): number {
+    return this.time;
+  }
+
+  schedule(delayMs: number, callback: () => void): () => void {
+    const id = this.nextId++;
+    this.timers.set(id, { at: this.time + Math.max(0, delayMs), callback });
+    return () => this.timers.delete(id);
+  }
+
+  /** Moves time forward, firing due timers in order. */
+  advance(ms: number): void {
+    const target = this.time + ms;
+    for (;;) {
+      const due = [...this.timers.entries()].filter(([, t]) => t.at <= target).sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      this.timers.delete(due[0]);
+      this.time = Math.max(this.time, due[1].at);
+      due[1].callback();
+    }
+    this.time = target;
+  }
+
+  get pendingTimers(): number {
+    return this.timers.size;
+  }
+}
+
+export const NAMESPACE = 'cli-mcp';
+export const INSTANCE = 'oc';
+
+export function testPodConfig(overrides: { instanceName?: string } = {}): SandboxPodConfig {
+  const result = validateSandboxPodConfig({
+    namespace: NAMESPACE,
+    instanceName: overrides.instanceName ?? INSTANCE,
+    image: 'quay.io/codeready-toolchain/cli-mcp-sandbox:test',
+    serviceAccountName: 'cli-mcp-oc-sandbox',
+    kubeconfigSecret: 'cli-mcp-oc-kubeconfig',
+  });
+  if (!result.ok) throw new Error(result.errors.join('; '));
+  return result.config;
+}
+
+export interface PodFixture {
+  name: string;
+  session?: string;
+  instance?: string;
+  phase?: string;
+  ready?: boolean;
+  ip?: string;
+  created?: string;
+  rv?: string;
+  uid?: string;
+  deleting?: boolean;
+}
+
+/** A pod as listed from the API. Default: Running, Ready, with an IP. */
+export function pod(fixture: PodFixture): V1Pod {
+  const ready = fixture.ready ?? true;
+  const labels: Record<string, string> = { [INSTANCE_LABEL]: fixture.instance ?? INSTANCE, [COMPONENT_LABEL]: SANDBOX_COMPONENT };
+  if (fixture.session) labels[SESSION_ID_LABEL] = fixture.session;
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: fixture.name,
+      namespace: NAMESPACE,
+      uid: fixture.uid ?? `uid-${fixture.name}`,
+      resourceVersion: fixture.rv ?? '10',
+      labels,
+      creationTimestamp: new Date(fixture.created ?? '2026-07-29T10:00:00Z'),
+      ...(fixture.deleting ? { deletionTimestamp: new Date('2026-07-29T11:00:00Z') } : {}),
+    },
+    status: {
+      phase: fixture.phase ?? (ready ? 'Running' : 'Pending'),
+      podIP: fixture.ip ?? (ready ? '10.0.0.1' : undefined),
+      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+    },
+  };
+}
+
+export const kubeErrors = {
+  notFound: (what = 'pods "x"') => new KubeError(`${what} not found`, 404, 'NotFound'),
+  alreadyExists: (what = 'pods "x"') => new KubeError(`${what} already exists`, 409, 'AlreadyExists'),
+  conflict: () => new KubeError('Operation cannot be fulfilled on pods "x": the object has been modified', 409, 'Conflict'),
+  internal: () => new KubeError('Internal error occurred: injected fault', 500, 'InternalError'),
+  refused: () => new KubeError('request to http://127.0.0.1:1/api/v1/namespaces/cli-mcp/pods failed, reason: connect ECONNREFUSED 127.0.0.1:1', undefined, undefined),
+};
+
+export const agentErrors = {
+  status: (status: number, message: string) => new AgentError(AgentErrorCode.Status, 'assign', 'http://10.0.0.1:8090/assign', `unexpected status ${status}`, status, message),
+  aborted: () => new AgentError(AgentErrorCode.Aborted, 'assign', 'http://10.0.0.1:8090/assign', 'request aborted'),
+};
+
+/** Resolves once pending promise callbacks have run (lets fire-and-forget work settle without sleeping). */
+export async function flush(rounds = 10): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}
