@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const main = new URL('../dist/apps/sandbox-agent/src/main.js', import.meta.url);
+const main = new URL('../dist/sandbox-agent/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(main))) {
   process.stderr.write('sandbox-agent is not built: run npm run build\n');
   process.exit(1);

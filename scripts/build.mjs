@@ -16,4 +16,11 @@ for (const app of apps) {
     console.error(`build failed for ${app}`);
     process.exit(result.status ?? 1);
   }
+  if (app === 'sandbox-agent') {
+    const bundled = spawnSync(process.execPath, ['scripts/bundle-agent.mjs'], { stdio: 'inherit' });
+    if (bundled.status !== 0) {
+      console.error('bundling the sandbox agent failed');
+      process.exit(bundled.status ?? 1);
+    }
+  }
 }

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export const AGENT_ENTRY = new URL('../../dist/apps/sandbox-agent/src/main.js', import.meta.url).pathname;
+export const AGENT_ENTRY = new URL('../../dist/sandbox-agent/main.js', import.meta.url).pathname;
 
 /** Spawns the agent; resolves once it wrote its port on fd 3. */
 export function startAgent({ token = 'bench-token', env = {} } = {}) {

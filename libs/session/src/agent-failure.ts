@@ -3,7 +3,7 @@ import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 /**
  * What a failed agent call means for recovery (C-K8S-7):
  * - `not-delivered`: the command certainly did not run (connection refused; 401 from an agent that is not this
- *   session's, e.g. a reused loopback port) — safe to re-acquire the sandbox once and retry;
+ *   session's, e.g. a reused loopback port; 503 from a draining agent) — safe to re-acquire once and retry;
  * - `not-assigned`: 503 `agent not assigned` — re-deliver the token, retry once;
  * - `network`: no answer after the request may have reached the agent — invalidate, never retry blindly;
  * - `status` / `decode`: the agent answered; surface its message;
@@ -12,6 +12,7 @@ import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 export type AgentFailureKind = 'aborted' | 'not-delivered' | 'not-assigned' | 'network' | 'status' | 'decode' | 'unknown';
 
 export const AGENT_NOT_ASSIGNED_MESSAGE = 'agent not assigned';
+export const AGENT_SHUTTING_DOWN_MESSAGE = 'agent shutting down';
 
 // Connect-time failures: the request never reached an agent, so the command cannot have run.
 const NOT_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
@@ -25,6 +26,8 @@ export function classifyAgentFailure(error: unknown): AgentFailureKind {
       return error.errno !== undefined && NOT_CONNECTED.has(error.errno) ? 'not-delivered' : 'network';
     case AgentErrorCode.Status:
       if (error.status === 503 && error.agentMessage === AGENT_NOT_ASSIGNED_MESSAGE) return 'not-assigned';
+      // A draining agent (its pod is being deleted) refuses new commands before running them.
+      if (error.status === 503 && error.agentMessage === AGENT_SHUTTING_DOWN_MESSAGE) return 'not-delivered';
       if (error.status === 401) return 'not-delivered';
       return 'status';
     case AgentErrorCode.Decode:

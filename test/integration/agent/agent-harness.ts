@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ExecRequest, ExecResponse } from '@cli-mcp/agent-client';
 
-export const AGENT_MAIN = fileURLToPath(new URL('../../../dist/apps/sandbox-agent/src/main.js', import.meta.url));
+export const AGENT_MAIN = fileURLToPath(new URL('../../../dist/sandbox-agent/main.js', import.meta.url));
 export const AGENT_BIN = fileURLToPath(new URL('../../../bin/sandbox-agent.js', import.meta.url));
 export const TOKEN = 'test-token-0123456789abcdef';
 

@@ -182,7 +182,7 @@ function healthOk(url: string): Promise<boolean> {
 let agentCheck: Promise<{ agent?: AgentCommand; reason?: string }> | undefined;
 
 /**
- * The real sandbox agent (`dist/apps/sandbox-agent/src/main.js`) when it is built and answers `/health`;
+ * The real sandbox agent (`dist/sandbox-agent/main.js`) when it is built and answers `/health`;
  * otherwise a reason to skip. Checked once per test file.
  */
 export function realAgent(): Promise<{ agent?: AgentCommand; reason?: string }> {

@@ -2,12 +2,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The built agent next to this lib: compiled, this file is `dist/libs/session/src/local/…js`, so four levels up
+ * The built (bundled, see scripts/bundle-agent.mjs) agent next to this lib: compiled, this file is `dist/libs/session/src/local/…js`, so four levels up
  * is `dist/`; run from source (tests), four levels up is the repository root, whose build output is `dist/`.
  */
 export function defaultAgentEntry(moduleUrl: string = import.meta.url): string {
   const here = dirname(fileURLToPath(moduleUrl));
   const root = resolve(here, '../../../..');
   const fromSource = /\.[cm]?ts$/.test(fileURLToPath(moduleUrl));
-  return join(root, fromSource ? 'dist' : '', 'apps/sandbox-agent/src/main.js');
+  return join(root, fromSource ? 'dist' : '', 'sandbox-agent/main.js');
 }

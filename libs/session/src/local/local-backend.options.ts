@@ -26,7 +26,7 @@ export interface LocalBackendOptions {
   stateDir: string;
   /** HMAC key: each agent's token is HMAC(key, session id) (C-AUTH-1). */
   hmacKey: Buffer;
-  /** Built agent entry; default `dist/apps/sandbox-agent/src/main.js` next to this compiled lib. */
+  /** Built agent entry; default the bundle `dist/sandbox-agent/main.js` next to this compiled lib. */
   agentEntry?: string;
   /** Node binary that runs the agent; default `process.execPath`. */
   nodePath?: string;

@@ -17,7 +17,7 @@ export const INSTANCE = 'oc';
 export const KUBECONFIG_SECRET = 'cli-mcp-oc-kubeconfig';
 export const HMAC_KEY = Buffer.from('integration-test-hmac-key-0123456789abcdef');
 
-const AGENT_ENTRY = fileURLToPath(new URL('../../../../dist/apps/sandbox-agent/src/main.js', import.meta.url));
+const AGENT_ENTRY = fileURLToPath(new URL('../../../../dist/sandbox-agent/main.js', import.meta.url));
 
 /** Why the suite cannot run here (printed and skipped), or undefined. */
 export const skipReason: string | undefined = existsSync(AGENT_ENTRY)

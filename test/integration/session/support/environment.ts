@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-export const AGENT_ENTRY = `${REPO_ROOT}dist/apps/sandbox-agent/src/main.js`;
+export const AGENT_ENTRY = `${REPO_ROOT}dist/sandbox-agent/main.js`;
 
 export const agentBuilt = existsSync(AGENT_ENTRY);
 

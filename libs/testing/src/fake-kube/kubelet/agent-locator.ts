@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { AgentCommand } from './agent-process.js';
 
 /** Path of the built sandbox agent, relative to the repository root. */
-export const AGENT_ENTRY = 'dist/apps/sandbox-agent/src/main.js';
+export const AGENT_ENTRY = 'dist/sandbox-agent/main.js';
 
 /** The repository root: the nearest ancestor of this module (source or dist) holding `nest-cli.json`. */
 export function repoRoot(from: string = dirname(fileURLToPath(import.meta.url))): string {
@@ -17,7 +17,7 @@ export function repoRoot(from: string = dirname(fileURLToPath(import.meta.url)))
   }
 }
 
-/** `node <repo>/dist/apps/sandbox-agent/src/main.js` (or another built entry). */
+/** `node <repo>/dist/sandbox-agent/main.js` (the bundled agent, or another built entry). */
 export function builtAgentCommand(entry: string = join(repoRoot(), AGENT_ENTRY)): AgentCommand {
   return { command: process.execPath, args: [entry] };
 }

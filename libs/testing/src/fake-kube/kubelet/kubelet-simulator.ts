@@ -14,7 +14,7 @@ import { PodRuntime, type RuntimeSettings } from './pod-runtime.js';
 export interface KubeletOptions {
   /** Node the simulated pods are bound to (`spec.nodeName`). Default `fake-node`. */
   nodeName?: string;
-  /** How to start an agent. Default: `node <repo>/dist/apps/sandbox-agent/src/main.js`. */
+  /** How to start an agent. Default: `node <repo>/dist/sandbox-agent/main.js`. */
   agent?: AgentCommand;
   /** Port the agent listens on when the container declares none. Default 8090. */
   agentPort?: number;
