@@ -5,7 +5,7 @@ import { isAlive, startAgent, stopAllAgents, TOKEN, waitFor, type TestAgent } fr
 
 const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 
-// C-AG-9 (one at a time, FIFO, timeout from start), C-AG-4 (cancel, disconnect), request_id idempotency, C-AG-3.
+// C-AG-9 (one at a time, FIFO, timeout from start), C-AG-4 (cancel, disconnect), request_id cancel targets, idempotency_key retries, C-AG-3.
 describe('sandbox-agent: queue, cancel, idempotency, health while busy', () => {
   let agent: TestAgent;
   beforeAll(async () => {
@@ -108,18 +108,23 @@ describe('sandbox-agent: queue, cancel, idempotency, health while busy', () => {
     expect(existsSafe(join(agent.workdir, 'dq.txt'))).toBe(false);
   });
 
-  it('a retried request_id returns the same result without running twice', async () => {
+  it('a retried idempotency_key returns the same result without running twice', async () => {
     const command = 'echo run >> counter.txt; sleep 0.3; wc -l < counter.txt';
     const [a, b] = await Promise.all([
-      agent.exec(command, { request_id: 'retry-1' }),
-      agent.exec(command, { request_id: 'retry-1' }),
+      agent.exec(command, { idempotency_key: 'retry-1' }),
+      agent.exec(command, { idempotency_key: 'retry-1' }),
     ]);
-    const c = await agent.exec(command, { request_id: 'retry-1' });
+    const c = await agent.exec(command, { idempotency_key: 'retry-1' });
     expect(a.stdout).toBe('1');
     expect(b).toEqual(a);
     expect(c).toEqual(a);
     expect(readFileSync(join(agent.workdir, 'counter.txt'), 'utf8')).toBe('run\n');
-    expect((await agent.exec(command, { request_id: 'retry-2' })).stdout).toBe('2');
+    expect((await agent.exec(command, { idempotency_key: 'retry-2' })).stdout).toBe('2');
+  });
+
+  it('a reused request_id runs the new command (it only names the command for /cancel)', async () => {
+    expect((await agent.exec('echo first', { request_id: 'mcp-1' })).stdout).toBe('first');
+    expect((await agent.exec('echo second', { request_id: 'mcp-1' })).stdout).toBe('second');
   });
 });
 

@@ -37,30 +37,43 @@ describe(ExecQueue.name, () => {
     expect(queue.busy).toBe(false);
   });
 
-  it('joins a running request_id and returns a finished one without running it again', async () => {
+  it('joins a running idempotency key and returns a finished one without running it again', async () => {
     const runner = new FakeRunner();
     const queue = new ExecQueue(runner.run, cancelledBeforeStart);
-    const first = queue.submit(job('x'), 'r1');
-    const joined = queue.submit(job('x'), 'r1');
+    const first = queue.submit(job('x'), { idempotencyKey: 'k1' });
+    const joined = queue.submit(job('x'), { idempotencyKey: 'k1' });
     runner.started[0]!.finish('once');
     expect((await first.result).stdout).toBe('once');
     expect((await joined.result).stdout).toBe('once');
-    expect((await queue.submit(job('x'), 'r1').result).stdout).toBe('once');
+    expect((await queue.submit(job('x'), { idempotencyKey: 'k1' }).result).stdout).toBe('once');
     expect(runner.started).toHaveLength(1);
+  });
+
+  it('never deduplicates on request_id: JSON-RPC ids restart with every MCP client', async () => {
+    const runner = new FakeRunner();
+    const queue = new ExecQueue(runner.run, cancelledBeforeStart);
+    const first = queue.submit(job('first'), { requestId: 'mcp-1' });
+    runner.started[0]!.finish('first');
+    expect((await first.result).stdout).toBe('first');
+    await tick();
+    const second = queue.submit(job('second'), { requestId: 'mcp-1' });
+    runner.started[1]!.finish('second');
+    expect((await second.result).stdout).toBe('second');
+    expect(runner.started).toHaveLength(2);
   });
 
   it('forgets the oldest stored results beyond 32', async () => {
     const runner = new FakeRunner();
     const queue = new ExecQueue(runner.run, cancelledBeforeStart);
     for (let i = 0; i < 33; i++) {
-      const t = queue.submit(job(`c${i}`), `id${i}`);
+      const t = queue.submit(job(`c${i}`), { idempotencyKey: `id${i}` });
       runner.started[i]!.finish();
       await t.result;
       await tick();
     }
-    void queue.submit(job('again'), 'id0');
+    void queue.submit(job('again'), { idempotencyKey: 'id0' });
     expect(runner.started).toHaveLength(34);
-    void queue.submit(job('again'), 'id32');
+    void queue.submit(job('again'), { idempotencyKey: 'id32' });
     expect(runner.started).toHaveLength(34);
   });
 
@@ -81,8 +94,8 @@ describe(ExecQueue.name, () => {
   it('keeps a job running while another caller still waits for it', () => {
     const runner = new FakeRunner();
     const queue = new ExecQueue(runner.run, cancelledBeforeStart);
-    const a = queue.submit(job('x'), 'shared');
-    queue.submit(job('x'), 'shared');
+    const a = queue.submit(job('x'), { idempotencyKey: 'shared' });
+    queue.submit(job('x'), { idempotencyKey: 'shared' });
     a.release();
     expect(runner.started[0]!.signal.aborted).toBe(false);
   });
@@ -90,8 +103,8 @@ describe(ExecQueue.name, () => {
   it('cancel targets a request_id (queued or running) or, without one, the running job', async () => {
     const runner = new FakeRunner();
     const queue = new ExecQueue(runner.run, cancelledBeforeStart);
-    const a = queue.submit(job('a'), 'a');
-    const b = queue.submit(job('b'), 'b');
+    const a = queue.submit(job('a'), { requestId: 'a' });
+    const b = queue.submit(job('b'), { requestId: 'b', idempotencyKey: 'kb' });
     expect(queue.cancel('b')).toBe(true);
     expect((await b.result).cancelled).toBe(true);
     expect(queue.cancel('nope')).toBe(false);
@@ -99,8 +112,8 @@ describe(ExecQueue.name, () => {
     expect((await a.result).cancelled).toBe(true);
     await queue.idle();
     expect(queue.cancel()).toBe(false);
-    // A job cancelled on purpose is remembered for its id; it is not run again.
-    expect((await queue.submit(job('b'), 'b').result).cancelled).toBe(true);
+    // A job cancelled on purpose is remembered for its idempotency key; a retry does not run it.
+    expect((await queue.submit(job('b'), { idempotencyKey: 'kb' }).result).cancelled).toBe(true);
     expect(runner.started).toHaveLength(1);
   });
 
@@ -120,8 +133,8 @@ describe(ExecQueue.name, () => {
       if (fail) throw new Error('cannot start shell');
       return { ...cancelledBeforeStart(), cancelled: false, stdout: 'ok' };
     }, cancelledBeforeStart);
-    await expect(queue.submit(job('a'), 'f').result).rejects.toThrow('cannot start shell');
+    await expect(queue.submit(job('a'), { idempotencyKey: 'f' }).result).rejects.toThrow('cannot start shell');
     fail = false;
-    expect((await queue.submit(job('a'), 'f').result).stdout).toBe('ok');
+    expect((await queue.submit(job('a'), { idempotencyKey: 'f' }).result).stdout).toBe('ok');
   });
 });

@@ -14,9 +14,16 @@ export interface ExecTicket {
   release(): void;
 }
 
+/** How a caller names a job: `requestId` is the cancel target, `idempotencyKey` deduplicates retries. */
+export interface JobKeys {
+  requestId?: string;
+  idempotencyKey?: string;
+}
+
 interface Entry {
   job: QueuedJob;
   requestId: string | undefined;
+  idempotencyKey: string | undefined;
   controller: AbortController;
   waiters: number;
   state: 'queued' | 'running' | 'done';
@@ -29,14 +36,19 @@ const REMEMBERED_RESULTS = 32;
 
 /**
  * One command at a time, in arrival order (C-AG-9). Each job's timeout is measured by the runner from the moment it
- * starts. `request_id` makes `/exec` idempotent: a running or queued id is joined, a finished one (of the last 32)
- * returns its stored result without running again. When every caller of a job has gone away, a queued job is
- * dropped and a running one cancelled (C-AG-4).
+ * starts. `request_id` only names a job for `/cancel` (JSON-RPC ids restart with every MCP client, so they must
+ * never deduplicate); `idempotency_key` makes `/exec` retry-safe: a running or queued key is joined, a finished
+ * one (of the last 32) returns its stored result without running again. When every caller of a job has gone away,
+ * a queued job is dropped and a running one cancelled (C-AG-4).
  */
 export class ExecQueue {
   private readonly pending: Entry[] = [];
   private current: Entry | undefined;
-  private readonly active = new Map<string, Entry>();
+  /** Queued or running jobs by request id (cancel targets); the newest job wins a reused id. */
+  private readonly byRequestId = new Map<string, Entry>();
+  /** Queued or running jobs by idempotency key (joined by retries). */
+  private readonly byKey = new Map<string, Entry>();
+  /** Results of the last finished jobs by idempotency key. */
   private readonly finished = new Map<string, ExecResponse>();
   private idleWaiters: Array<() => void> = [];
 
@@ -51,11 +63,12 @@ export class ExecQueue {
     return this.pending.length;
   }
 
-  submit(job: QueuedJob, requestId?: string): ExecTicket {
-    if (requestId !== undefined) {
-      const stored = this.finished.get(requestId);
+  submit(job: QueuedJob, keys: JobKeys = {}): ExecTicket {
+    const { requestId, idempotencyKey } = keys;
+    if (idempotencyKey !== undefined) {
+      const stored = this.finished.get(idempotencyKey);
       if (stored) return { result: Promise.resolve(stored), release: () => undefined };
-      const joined = this.active.get(requestId);
+      const joined = this.byKey.get(idempotencyKey);
       if (joined) return this.ticketFor(joined);
     }
     let resolve!: (response: ExecResponse) => void;
@@ -64,8 +77,11 @@ export class ExecQueue {
       resolve = res;
       reject = rej;
     });
-    const entry: Entry = { job, requestId, controller: new AbortController(), waiters: 0, state: 'queued', result, resolve, reject };
-    if (requestId !== undefined) this.active.set(requestId, entry);
+    const entry: Entry = {
+      job, requestId, idempotencyKey, controller: new AbortController(), waiters: 0, state: 'queued', result, resolve, reject,
+    };
+    if (requestId !== undefined) this.byRequestId.set(requestId, entry);
+    if (idempotencyKey !== undefined) this.byKey.set(idempotencyKey, entry);
     this.pending.push(entry);
     const ticket = this.ticketFor(entry);
     this.pump();
@@ -74,7 +90,7 @@ export class ExecQueue {
 
   /** `/cancel`: the job with this id (queued or running), else the running job. */
   cancel(requestId?: string): boolean {
-    const entry = requestId === undefined ? this.current : this.active.get(requestId);
+    const entry = requestId === undefined ? this.current : this.byRequestId.get(requestId);
     if (!entry || entry.state === 'done') return false;
     if (entry.state === 'queued') this.dropQueued(entry, true);
     else entry.controller.abort();
@@ -109,7 +125,7 @@ export class ExecQueue {
     };
   }
 
-  /** A queued job that will never run. Remembered for its id only when cancelled on purpose (`/cancel`). */
+  /** A queued job that will never run. Remembered for its key only when cancelled on purpose (`/cancel`). */
   private dropQueued(entry: Entry, remember: boolean): void {
     const at = this.pending.indexOf(entry);
     if (at >= 0) this.pending.splice(at, 1);
@@ -130,8 +146,7 @@ export class ExecQueue {
     this.runner(entry.job, entry.controller.signal).then(
       (response) => this.settle(entry, response, true),
       (error: unknown) => {
-        entry.state = 'done';
-        if (entry.requestId !== undefined) this.active.delete(entry.requestId);
+        this.forget(entry);
         entry.reject(error);
       },
     ).finally(() => {
@@ -141,15 +156,18 @@ export class ExecQueue {
   }
 
   private settle(entry: Entry, response: ExecResponse, remember: boolean): void {
-    entry.state = 'done';
-    if (entry.requestId !== undefined) {
-      this.active.delete(entry.requestId);
-      if (remember) {
-        this.finished.set(entry.requestId, response);
-        while (this.finished.size > REMEMBERED_RESULTS) this.finished.delete(this.finished.keys().next().value!);
-      }
+    this.forget(entry);
+    if (remember && entry.idempotencyKey !== undefined) {
+      this.finished.set(entry.idempotencyKey, response);
+      while (this.finished.size > REMEMBERED_RESULTS) this.finished.delete(this.finished.keys().next().value!);
     }
     entry.resolve(response);
+  }
+
+  private forget(entry: Entry): void {
+    entry.state = 'done';
+    if (entry.requestId !== undefined && this.byRequestId.get(entry.requestId) === entry) this.byRequestId.delete(entry.requestId);
+    if (entry.idempotencyKey !== undefined && this.byKey.get(entry.idempotencyKey) === entry) this.byKey.delete(entry.idempotencyKey);
   }
 
   private notifyIdle(): void {

@@ -35,7 +35,10 @@ export class ExecService {
 
   submit(input: ExecInput): ExecTicket {
     const timeoutMs = effectiveTimeoutMs(input.timeout, this.config.defaultTimeoutSeconds, this.config.maxTimeoutSeconds);
-    const ticket = this.queue.submit({ command: input.command, timeoutMs, tty: input.tty }, input.requestId);
+    const ticket = this.queue.submit(
+      { command: input.command, timeoutMs, tty: input.tty },
+      { requestId: input.requestId, idempotencyKey: input.idempotencyKey },
+    );
     // Ids and sizes only, never the command text (C-AUTH-2); tests use this record to order concurrent requests.
     this.log.debug({ request_id: input.requestId, waiting: this.queue.waiting, timeout_ms: timeoutMs }, 'command queued');
     return ticket;

@@ -10,6 +10,7 @@ export interface ExecInput {
   /** Seconds as sent; clamping to default/max happens in ExecService (C-MCP-3 rules). */
   timeout: number | undefined;
   requestId: string | undefined;
+  idempotencyKey: string | undefined;
   tty: boolean;
 }
 
@@ -42,6 +43,7 @@ const isString = (v: unknown): v is string => typeof v === 'string';
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
 
+/** `request_id` and `idempotency_key` share one format: ≤ 128 chars of [A-Za-z0-9._:-]. */
 function requestIdOf(value: unknown): string | undefined {
   const id = optional(value, isString);
   if (id === undefined || id === '') return undefined;
@@ -55,11 +57,12 @@ export function parseExecInput(body: unknown): ExecInput {
   const command = optional(object.command, isString) ?? '';
   const timeout = optional(object.timeout, isNumber);
   const requestId = requestIdOf(object.request_id);
+  const idempotencyKey = requestIdOf(object.idempotency_key);
   const tty = optional(object.tty, isBoolean) ?? false;
   if (command === '') throw new AgentError(AgentErrorCode.CommandRequired);
   // The command travels as a bash string literal, which cannot hold NUL.
   if (command.includes('\0')) throw new AgentError(AgentErrorCode.CommandHasNul);
-  return { command, timeout, requestId, tty };
+  return { command, timeout, requestId, idempotencyKey, tty };
 }
 
 /** C-AG-2: bad body → 400 before any state check; empty token → 400 `token is required`. */
