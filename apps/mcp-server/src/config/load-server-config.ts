@@ -1,0 +1,305 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { RECOMMENDED_KEY_BYTES } from '@cli-mcp/auth';
+import {
+  FlagReader,
+  LOG_LEVELS,
+  hostnameOf,
+  isLoopbackAddress,
+  parseHostPort,
+  readRawFlags,
+  renderHelp,
+} from '@cli-mcp/common';
+import {
+  DEFAULT_SANDBOX_FLAG_NAMES,
+  validateSandboxPodConfig,
+  type RawSandboxPodConfig,
+  type SandboxFlagNames,
+  type SandboxPodConfig,
+} from '@cli-mcp/podspec';
+import { isValidSessionId } from '@cli-mcp/session';
+import { defaultInstructions } from './instructions.js';
+import type { AllowedHosts, HttpConfig, KubernetesFlags, ServerConfig } from './server-config.js';
+import { ENV_PREFIX, SERVER_FLAGS } from './server-flags.js';
+
+/** Side effects the loader needs, injected so tests run without files or randomness. */
+export interface ConfigEnvironment {
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly homeDir: string;
+  readonly cwd: string;
+  readonly version: string;
+  readFile(path: string): Promise<string>;
+  /** Suffix of the generated stdio session id. */
+  randomSuffix(): string;
+}
+
+export type ConfigOutcome =
+  | { readonly kind: 'run'; readonly config: ServerConfig; readonly warnings: readonly string[] }
+  | { readonly kind: 'help'; readonly text: string }
+  | { readonly kind: 'version'; readonly text: string }
+  | { readonly kind: 'invalid'; readonly problems: readonly string[] };
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/**
+ * Parses argv and env into the one typed configuration (C-CFG-1). Every problem is collected — each names its
+ * flag and env var — and returned together; the caller prints them and exits non-zero before anything starts.
+ */
+export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOutcome> {
+  const flags = new FlagReader(SERVER_FLAGS, readRawFlags(SERVER_FLAGS, io.argv, io.env, ENV_PREFIX), ENV_PREFIX);
+  if (flags.boolean('help')) return { kind: 'help', text: helpText(io.version) };
+  if (flags.boolean('version')) return { kind: 'version', text: `cli-mcp-server ${io.version}\n` };
+  const warnings: string[] = [];
+
+  const transport = flags.oneOf('transport', ['stdio', 'http'], 'stdio');
+  flags.boolean('stateless'); // Go compatibility only: HTTP is always stateless here.
+  const backend = flags.oneOf('backend', ['local', 'kubernetes'], 'local');
+
+  const defaultTimeoutMs = flags.duration('default-timeout', { minMs: 1000, maxMs: DAY_MS, wholeSeconds: true }, 60_000);
+  const maxTimeoutMs = flags.duration('max-timeout', { minMs: 1000, maxMs: DAY_MS, wholeSeconds: true }, 300_000);
+  if (defaultTimeoutMs > maxTimeoutMs) {
+    flags.fail(`${flags.label('default-timeout')} must not exceed ${flags.label('max-timeout')}`);
+  }
+  const shutdownGraceMs = flags.duration('shutdown-grace', { minMs: 0, maxMs: DAY_MS }, maxTimeoutMs + 10_000);
+
+  const http = await readHttpConfig(flags, io, transport === 'http');
+  if (transport === 'http' && !http.loopback && !http.allowedHosts.any && http.allowedHosts.names.length === 0) {
+    warnings.push(
+      `${flags.label('address')} is not loopback but ${flags.label('allowed-hosts')} is empty: requests whose Host ` +
+        'is not a loopback name are refused with 403 (DNS-rebinding protection); list the names clients use',
+    );
+  }
+  const stdioSessionId = readStdioSessionId(flags, io, transport);
+  const instructions = await readInstructions(flags, io, defaultTimeoutMs / 1000, maxTimeoutMs / 1000);
+  const stateDir = readStateDir(flags, io);
+  const hmacKey = await readHmacKey(flags, io, stateDir, warnings);
+  if (backend === 'kubernetes' && hmacKey.generate) {
+    // Every replica must derive the same tokens, so the key is shared configuration, never generated (C-AUTH-1).
+    flags.fail(`${flags.label('hmac-key-file')} is required with --backend kubernetes`);
+  }
+
+  const isolation = flags.oneOf('local-isolation', ['auto', 'bwrap', 'none'], 'auto');
+  const network = flags.oneOf('local-network', ['host', 'none'], 'host');
+  if (network === 'none') {
+    // The server reaches each agent over TCP loopback, which a separate network namespace hides
+    // (docs/local-backend.md, "Network").
+    flags.invalid('local-network', 'none is not supported by the local backend yet (agents are reached over loopback TCP); use host');
+  }
+  const maxSessions = flags.integer('max-sessions', { min: 1, max: 10_000 }, 32);
+  const warmPoolSize = flags.integer('warm-pool-size', { min: 0, max: 10_000 }, 0);
+  if (warmPoolSize > maxSessions) {
+    flags.fail(`${flags.label('warm-pool-size')} (${warmPoolSize}) must not exceed ${flags.label('max-sessions')} (${maxSessions})`);
+  }
+
+  const config: ServerConfig = {
+    version: io.version,
+    transport,
+    http,
+    stdioSessionId,
+    backend,
+    tool: {
+      defaultTimeoutSeconds: defaultTimeoutMs / 1000,
+      maxTimeoutSeconds: maxTimeoutMs / 1000,
+      resultFormat: flags.oneOf('result-format', ['text', 'json'], 'text'),
+      maxOutputChars: flags.integer('max-output-chars', { min: 1000, max: 10_000_000 }, 30_000),
+      progressIntervalMs: flags.duration('progress-interval', { minMs: 100, maxMs: 5000 }, 5000),
+      instructions,
+    },
+    cacheTtlMs: flags.duration('cache-ttl', { minMs: 1000, maxMs: HOUR_MS }, 30_000),
+    shutdownGraceMs,
+    hmacKey,
+    local: {
+      stateDir,
+      sandboxDir: transport === 'stdio' ? join(stateDir, 'stdio', stdioSessionId) : stateDir,
+      isolation,
+      network,
+      maxSessions,
+      idleTimeoutMs: flags.duration('idle-timeout', { minMs: 1000, maxMs: 30 * DAY_MS }, 30 * 60_000),
+      warmPoolSize,
+    },
+    kubernetes: readKubernetesFlags(flags, backend === 'kubernetes', warnings),
+    logLevel: flags.oneOf('log-level', LOG_LEVELS, 'info'),
+  };
+  if (flags.problems.length > 0) return { kind: 'invalid', problems: flags.problems };
+  return { kind: 'run', config, warnings };
+}
+
+export function helpText(version: string): string {
+  return renderHelp(SERVER_FLAGS, {
+    title: `cli-mcp-server ${version} — MCP server that gives AI agents a sandboxed, persistent bash shell.`,
+    usage: 'cli-mcp-server [flags]',
+    envPrefix: ENV_PREFIX,
+    footer: [
+      'Every flag can also be set in the environment (the env name is listed); a flag on the command line wins.',
+      'Durations use Go syntax: 90s, 5m, 1h30m. Empty values count as unset.',
+    ].join('\n'),
+  });
+}
+
+async function readHttpConfig(flags: FlagReader, io: ConfigEnvironment, active: boolean): Promise<HttpConfig> {
+  const address = flags.string('address') ?? '127.0.0.1:8080';
+  const allowedHosts = readAllowedHosts(flags);
+  const authTokenFile = flags.string('auth-token-file');
+  const inactive: HttpConfig = { address, host: '127.0.0.1', port: 8080, loopback: true, authToken: undefined, authTokenFile: undefined, allowedHosts };
+  if (!active) return inactive; // Go ignores --address for stdio (Go §2.4).
+  const parsed = parseHostPort(address);
+  if (!parsed.ok) {
+    flags.invalid('address', `${parsed.error}; expected host:port such as 127.0.0.1:8080`);
+    return inactive;
+  }
+  const loopback = isLoopbackAddress(address);
+  const authToken = await readSecretFile(flags, io, 'auth-token-file');
+  if (!loopback && !flags.isSet('auth-token-file')) {
+    flags.fail(
+      `HTTP transport requires a loopback ${flags.label('address')} (got ${JSON.stringify(address)}) unless ` +
+        `${flags.label('auth-token-file')} sets an authentication boundary`,
+    );
+  }
+  return {
+    address,
+    host: parsed.value.host,
+    port: parsed.value.port,
+    loopback,
+    authToken,
+    authTokenFile: authTokenFile === undefined ? undefined : resolve(io.cwd, authTokenFile),
+    allowedHosts,
+  };
+}
+
+function readAllowedHosts(flags: FlagReader): AllowedHosts {
+  const entries = flags.list('allowed-hosts');
+  if (entries.includes('*')) return { any: true };
+  const names: string[] = [];
+  for (const entry of entries) {
+    const name = hostnameOf(entry);
+    if (name === undefined) flags.invalid('allowed-hosts', `${JSON.stringify(entry)} is not a host name`);
+    else names.push(name);
+  }
+  return { any: false, names };
+}
+
+function readStdioSessionId(flags: FlagReader, io: ConfigEnvironment, transport: string): string {
+  const given = flags.string('session-id');
+  if (given === undefined) return `stdio-${io.randomSuffix()}`;
+  if (transport !== 'stdio') {
+    flags.invalid('session-id', 'is only used with --transport stdio (HTTP clients send an X-Session-ID header)');
+  } else if (!isValidSessionId(given)) {
+    flags.invalid('session-id', `${JSON.stringify(given)} is not an RFC 1123 label (a-z, 0-9 and "-", 1-63 characters)`);
+  }
+  return given;
+}
+
+async function readInstructions(flags: FlagReader, io: ConfigEnvironment, defaultSeconds: number, maxSeconds: number): Promise<string> {
+  const fallback = defaultInstructions(defaultSeconds, maxSeconds);
+  const path = flags.string('instructions-file');
+  if (path === undefined) return fallback;
+  try {
+    const text = (await io.readFile(resolve(io.cwd, path))).trim();
+    if (text === '') flags.invalid('instructions-file', `${path} is empty`);
+    return text || fallback;
+  } catch (error) {
+    flags.invalid('instructions-file', `cannot read ${path}: ${reason(error)}`);
+    return fallback;
+  }
+}
+
+/** Whole file, surrounding whitespace trimmed, non-empty (the same rule as key files, Go §8). */
+async function readSecretFile(flags: FlagReader, io: ConfigEnvironment, name: string): Promise<string | undefined> {
+  const path = flags.string(name);
+  if (path === undefined) return undefined;
+  try {
+    const text = (await io.readFile(resolve(io.cwd, path))).trim();
+    if (text !== '') return text;
+    flags.invalid(name, `${path} is empty or whitespace-only`);
+  } catch (error) {
+    flags.invalid(name, `cannot read ${path}: ${reason(error)}`);
+  }
+  return undefined;
+}
+
+function readStateDir(flags: FlagReader, io: ConfigEnvironment): string {
+  const given = flags.string('state-dir');
+  if (given !== undefined) return resolve(io.cwd, given);
+  // XDG Base Directory: relative values are invalid and must be ignored.
+  const xdg = io.env.XDG_STATE_HOME;
+  const base = xdg && isAbsolute(xdg) ? xdg : join(io.homeDir, '.local', 'state');
+  return join(base, 'cli-mcp-server');
+}
+
+async function readHmacKey(
+  flags: FlagReader,
+  io: ConfigEnvironment,
+  stateDir: string,
+  warnings: string[],
+): Promise<ServerConfig['hmacKey']> {
+  const given = flags.string('hmac-key-file');
+  if (given === undefined) return { path: join(stateDir, 'hmac.key'), generate: true };
+  const path = resolve(io.cwd, given);
+  // Same rules and wording as libs/auth `loadHmacKey` (Go §8), read through the injected reader.
+  try {
+    const key = Buffer.from((await io.readFile(path)).trim(), 'utf8');
+    if (key.length === 0) flags.invalid('hmac-key-file', `HMAC key file is empty or whitespace-only: ${path}`);
+    else if (key.length < RECOMMENDED_KEY_BYTES) {
+      warnings.push(`${flags.label('hmac-key-file')}: HMAC key is ${key.length} bytes; use at least ${RECOMMENDED_KEY_BYTES} (e.g. openssl rand -hex 32)`);
+    }
+  } catch (error) {
+    flags.invalid('hmac-key-file', `failed to read HMAC key file: ${reason(error)}`);
+  }
+  return { path, generate: false };
+}
+
+/** The pod settings are validated only when the backend is selected; every problem names its flag and env var. */
+function readKubernetesFlags(flags: FlagReader, selected: boolean, warnings: string[]): KubernetesFlags {
+  const raw: RawSandboxPodConfig = {
+    namespace: flags.string('namespace'),
+    instanceName: flags.string('instance-name'),
+    image: flags.string('sandbox-image'),
+    imagePullPolicy: flags.string('sandbox-image-pull-policy'),
+    serviceAccountName: flags.string('sandbox-service-account'),
+    kubeconfigSecret: flags.string('kubeconfig-secret'),
+    cpuRequest: flags.string('sandbox-cpu-request'),
+    cpuLimit: flags.string('sandbox-cpu-limit'),
+    memoryRequest: flags.string('sandbox-memory-request'),
+    memoryLimit: flags.string('sandbox-memory-limit'),
+    env: flags.string('sandbox-env'),
+    workspaceSizeLimit: flags.string('sandbox-workspace-size-limit'),
+    tmpSizeLimit: flags.string('sandbox-tmp-size-limit'),
+    terminationGracePeriodSeconds: flags.string('sandbox-termination-grace-period'),
+    runtimeClassName: flags.string('sandbox-runtime-class'),
+  };
+  let podConfig: SandboxPodConfig | undefined;
+  if (selected) {
+    // Name every field as `--flag (env CLI_MCP_FLAG)`; the agent port is not a server flag (the default is used).
+    const names = Object.fromEntries(
+      Object.entries(DEFAULT_SANDBOX_FLAG_NAMES)
+        .filter(([field]) => field !== 'agentPort')
+        .map(([field, flag]) => [field, flags.label(flag.replace(/^--/, ''))]),
+    ) as Partial<SandboxFlagNames>;
+    const result = validateSandboxPodConfig(raw, names);
+    warnings.push(...result.warnings);
+    if (result.ok) podConfig = result.config;
+    else for (const error of result.errors) flags.fail(error);
+  }
+  return {
+    podConfig,
+    namespace: flags.string('namespace'),
+    instanceName: flags.string('instance-name'),
+    sandboxImage: flags.string('sandbox-image'),
+    kubeconfig: flags.string('kubeconfig'),
+    kubeconfigSecret: flags.string('kubeconfig-secret'),
+    sandboxServiceAccount: flags.string('sandbox-service-account'),
+    cpuRequest: flags.string('sandbox-cpu-request'),
+    cpuLimit: flags.string('sandbox-cpu-limit'),
+    memoryRequest: flags.string('sandbox-memory-request'),
+    memoryLimit: flags.string('sandbox-memory-limit'),
+    imagePullPolicy: flags.string('sandbox-image-pull-policy'),
+    sandboxEnv: flags.string('sandbox-env'),
+    readyTimeoutMs: flags.duration('ready-timeout', { minMs: 1000, maxMs: HOUR_MS }, 60_000),
+    activityIntervalMs: flags.duration('activity-interval', { minMs: 1000, maxMs: HOUR_MS }, 30_000),
+  };
+}
+
+function reason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

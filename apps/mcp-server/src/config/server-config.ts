@@ -1,0 +1,87 @@
+import type { LogLevelName } from '@cli-mcp/common';
+import type { SandboxPodConfig } from '@cli-mcp/podspec';
+
+export type Transport = 'stdio' | 'http';
+export type BackendKind = 'local' | 'kubernetes';
+export type ResultFormat = 'text' | 'json';
+export type LocalIsolation = 'auto' | 'bwrap' | 'none';
+export type LocalNetwork = 'host' | 'none';
+
+/** Host names accepted in `Host`/`Origin` besides loopback ones (C-MCP-8): a list, or any (`*`). */
+export type AllowedHosts = { readonly any: true } | { readonly any: false; readonly names: readonly string[] };
+
+export interface HttpConfig {
+  /** As given, for messages. */
+  readonly address: string;
+  /** Host to listen on (`` = all interfaces). */
+  readonly host: string;
+  /** 0 = ephemeral (the bound URL is logged). */
+  readonly port: number;
+  readonly loopback: boolean;
+  /** Bearer token required on /mcp and /sessions; never logged (C-AUTH-2). */
+  readonly authToken: string | undefined;
+  /** Its file, hidden from bubblewrap sandboxes. */
+  readonly authTokenFile: string | undefined;
+  readonly allowedHosts: AllowedHosts;
+}
+
+export interface ToolConfig {
+  readonly defaultTimeoutSeconds: number;
+  readonly maxTimeoutSeconds: number;
+  readonly resultFormat: ResultFormat;
+  readonly maxOutputChars: number;
+  readonly progressIntervalMs: number;
+  /** Sent at initialize (C-MCP-1): the built-in text or `--instructions-file`. */
+  readonly instructions: string;
+}
+
+export interface LocalBackendConfig {
+  readonly stateDir: string;
+  /**
+   * The local backend's own directory (workspaces, lock): the state dir for HTTP; for stdio a per-session
+   * subdirectory `<state-dir>/stdio/<session>`, so several stdio servers (one per client window) can run at once.
+   */
+  readonly sandboxDir: string;
+  readonly isolation: LocalIsolation;
+  readonly network: LocalNetwork;
+  readonly maxSessions: number;
+  readonly idleTimeoutMs: number;
+  readonly warmPoolSize: number;
+}
+
+/** Kubernetes flags (C-K8S-9); `podConfig` is set (validated by libs/podspec) when the backend is selected. */
+export interface KubernetesFlags {
+  readonly podConfig: SandboxPodConfig | undefined;
+  readonly namespace: string | undefined;
+  readonly instanceName: string | undefined;
+  readonly sandboxImage: string | undefined;
+  readonly kubeconfig: string | undefined;
+  readonly kubeconfigSecret: string | undefined;
+  readonly sandboxServiceAccount: string | undefined;
+  readonly cpuRequest: string | undefined;
+  readonly cpuLimit: string | undefined;
+  readonly memoryRequest: string | undefined;
+  readonly memoryLimit: string | undefined;
+  readonly imagePullPolicy: string | undefined;
+  readonly sandboxEnv: string | undefined;
+  readonly readyTimeoutMs: number;
+  readonly activityIntervalMs: number;
+}
+
+/** The one validated configuration object of the server (C-CFG-1). Nothing else reads argv or env. */
+export interface ServerConfig {
+  readonly version: string;
+  readonly transport: Transport;
+  readonly http: HttpConfig;
+  /** stdio: the session this process serves (C-MCP-7). */
+  readonly stdioSessionId: string;
+  readonly backend: BackendKind;
+  readonly tool: ToolConfig;
+  readonly cacheTtlMs: number;
+  readonly shutdownGraceMs: number;
+  /** HMAC key file; `generate` = create it on first start if missing (local default). */
+  readonly hmacKey: { readonly path: string; readonly generate: boolean };
+  readonly local: LocalBackendConfig;
+  readonly kubernetes: KubernetesFlags;
+  readonly logLevel: LogLevelName;
+}

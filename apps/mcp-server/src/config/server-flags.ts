@@ -1,0 +1,63 @@
+import type { FlagSpec } from '@cli-mcp/common';
+
+/** Env var prefix of every server flag (C-CFG-1): `--max-output-chars` ↔ `CLI_MCP_MAX_OUTPUT_CHARS`. */
+export const ENV_PREFIX = 'CLI_MCP_';
+
+const SERVER = 'Server';
+const TOOL = 'Tool';
+const SECURITY = 'HTTP security';
+const LOCAL = 'Local backend (--backend local)';
+const KUBE = 'Kubernetes backend (--backend kubernetes)';
+const OTHER = 'Other';
+
+/** Every server flag, in `--help` order. The Go names are kept (Go §7.1/7.2); new flags follow their style. */
+export const SERVER_FLAGS: readonly FlagSpec[] = [
+  { group: SERVER, name: 'transport', short: 't', valueName: 'stdio|http', default: 'stdio', description: 'MCP transport: stdio (one client, one session) or streamable HTTP (stateless, many sessions).' },
+  { group: SERVER, name: 'address', short: 'a', valueName: 'host:port', default: '127.0.0.1:8080', description: 'HTTP listen address; port 0 picks a free port (the bound URL is logged). Non-loopback needs --auth-token-file.' },
+  { group: SERVER, name: 'stateless', kind: 'boolean', description: 'Accepted for compatibility with the Go server; HTTP is always stateless.' },
+  { group: SERVER, name: 'backend', valueName: 'local|kubernetes', default: 'local', description: 'Where sandboxes run: local processes on this machine, or one pod per session.' },
+  { group: SERVER, name: 'session-id', valueName: 'id', defaultText: 'stdio-<random>, one per process', description: 'stdio only: the session (sandbox) this process serves; an RFC 1123 label.' },
+  { group: SERVER, name: 'cache-ttl', valueName: 'duration', default: '30s', description: 'How long a session → sandbox lookup is cached.' },
+  { group: SERVER, name: 'shutdown-grace', valueName: 'duration', defaultText: 'max-timeout + 10s', description: 'On SIGTERM/SIGINT, how long running commands may finish before they are cancelled.' },
+
+  { group: TOOL, name: 'default-timeout', valueName: 'duration', default: '60s', description: 'Command timeout when a call gives none (or ≤ 0).' },
+  { group: TOOL, name: 'max-timeout', valueName: 'duration', default: '300s', description: 'Upper bound of a call\'s timeout; larger values are clamped.' },
+  { group: TOOL, name: 'result-format', valueName: 'text|json', default: 'text', description: 'Tool result text: readable plain text, or the Go server\'s JSON object.' },
+  { group: TOOL, name: 'max-output-chars', valueName: 'n', default: '30000', description: 'Budget of the result text; the head and tail of the output are kept and the rest is counted exactly.' },
+  { group: TOOL, name: 'progress-interval', valueName: 'duration', default: '5s', description: 'Interval of progress notifications for calls that send a progressToken (at most 5s).' },
+  { group: TOOL, name: 'instructions-file', valueName: 'path', description: 'Replaces the server instructions sent at initialize (e.g. to list the CLIs in your sandbox image).' },
+
+  { group: SECURITY, name: 'auth-token-file', valueName: 'path', description: 'Require "Authorization: Bearer <file content>" on /mcp and /sessions. Required for a non-loopback --address.' },
+  { group: SECURITY, name: 'allowed-hosts', valueName: 'host,host|*', description: 'Host/Origin names accepted besides loopback ones (DNS-rebinding protection); * accepts any (behind a proxy).' },
+  { group: SECURITY, name: 'hmac-key-file', valueName: 'path', defaultText: '<state-dir>/hmac.key, generated on first start (local backend)', description: 'Key that derives each session\'s sandbox token. Required with --backend kubernetes.' },
+
+  { group: LOCAL, name: 'state-dir', valueName: 'path', defaultText: '$XDG_STATE_HOME/cli-mcp-server or ~/.local/state/cli-mcp-server', description: 'Directory for the generated HMAC key and local sandboxes\' state.' },
+  { group: LOCAL, name: 'local-isolation', valueName: 'auto|bwrap|none', default: 'auto', description: 'Sandbox isolation: bubblewrap when available (auto), required (bwrap), or plain processes (none).' },
+  { group: LOCAL, name: 'local-network', valueName: 'host|none', default: 'host', description: 'Network of local sandboxes. Only host works today; none is reserved (it needs an agent transport that is not TCP).' },
+  { group: LOCAL, name: 'max-sessions', valueName: 'n', default: '32', description: 'Most sandboxes alive at once; a new session beyond it is refused.' },
+  { group: LOCAL, name: 'idle-timeout', valueName: 'duration', default: '30m', description: 'A sandbox unused this long is removed (kubernetes: drives the controller).' },
+  { group: LOCAL, name: 'warm-pool-size', valueName: 'n', default: '0', description: 'Sandboxes started ahead of demand (kubernetes: drives the controller).' },
+
+  { group: KUBE, name: 'namespace', valueName: 'name', description: 'Namespace of sandbox pods (required).' },
+  { group: KUBE, name: 'instance-name', valueName: 'name', description: 'Instance label value; separates several servers in one namespace (required).' },
+  { group: KUBE, name: 'sandbox-image', valueName: 'image', description: 'Sandbox container image (required).' },
+  { group: KUBE, name: 'kubeconfig', valueName: 'path', description: 'The server\'s own kubeconfig; empty = in-cluster config.' },
+  { group: KUBE, name: 'kubeconfig-secret', valueName: 'name', description: 'Secret mounted at /config in sandboxes (required).' },
+  { group: KUBE, name: 'sandbox-service-account', valueName: 'name', description: 'ServiceAccount of sandbox pods (required).' },
+  { group: KUBE, name: 'sandbox-cpu-request', valueName: 'quantity', defaultText: '100m', description: 'CPU request of sandbox pods.' },
+  { group: KUBE, name: 'sandbox-cpu-limit', valueName: 'quantity', defaultText: '500m', description: 'CPU limit of sandbox pods.' },
+  { group: KUBE, name: 'sandbox-memory-request', valueName: 'quantity', defaultText: '128Mi', description: 'Memory request of sandbox pods.' },
+  { group: KUBE, name: 'sandbox-memory-limit', valueName: 'quantity', defaultText: '512Mi', description: 'Memory limit of sandbox pods.' },
+  { group: KUBE, name: 'sandbox-image-pull-policy', valueName: 'Always|Never|IfNotPresent', description: 'imagePullPolicy of the sandbox container (unset: Kubernetes default).' },
+  { group: KUBE, name: 'sandbox-env', valueName: 'json', description: 'Extra sandbox env as a JSON array of Kubernetes EnvVar.' },
+  { group: KUBE, name: 'sandbox-workspace-size-limit', valueName: 'quantity', defaultText: '1Gi', description: 'sizeLimit of the /workspace emptyDir.' },
+  { group: KUBE, name: 'sandbox-tmp-size-limit', valueName: 'quantity', defaultText: '256Mi', description: 'sizeLimit of the /tmp emptyDir (the root filesystem is read-only).' },
+  { group: KUBE, name: 'sandbox-termination-grace-period', valueName: 'seconds', defaultText: '310', description: 'terminationGracePeriodSeconds of sandbox pods (a running command may finish).' },
+  { group: KUBE, name: 'sandbox-runtime-class', valueName: 'name', description: 'runtimeClassName of sandbox pods (e.g. gvisor or kata for stronger isolation).' },
+  { group: KUBE, name: 'ready-timeout', valueName: 'duration', default: '60s', description: 'How long a new sandbox may take to become ready.' },
+  { group: KUBE, name: 'activity-interval', valueName: 'duration', default: '30s', description: 'At most one last-activity update per session per interval.' },
+
+  { group: OTHER, name: 'log-level', valueName: 'level', default: 'info', description: 'trace, debug, info, warn, error, fatal or silent (JSON lines on stderr).' },
+  { group: OTHER, name: 'help', short: 'h', kind: 'boolean', noEnv: true, description: 'Print this help and exit.' },
+  { group: OTHER, name: 'version', short: 'v', kind: 'boolean', noEnv: true, description: 'Print the version and exit.' },
+];

@@ -1,0 +1,51 @@
+import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import type { Logger } from 'pino';
+import type { ServerConfig } from './config/server-config.js';
+import { ShutdownCoordinator } from './lifecycle/shutdown-coordinator.js';
+import { BashToolService } from './mcp/bash-tool.service.js';
+import { McpServerFactory } from './mcp/mcp-server.factory.js';
+import { RunningCalls } from './mcp/running-calls.js';
+import { MetricsService } from './metrics/metrics.service.js';
+import { createSessionService } from './sessions/create-session-service.js';
+import type { SessionService } from './sessions/session-service.port.js';
+import { APP_LOGGER, SERVER_CONFIG, SESSION_SERVICE } from './tokens.js';
+
+export interface AppOptions {
+  readonly config: ServerConfig;
+  readonly logger: Logger;
+}
+
+/** Closing the app stops the session layer: local sandboxes are stopped, none is orphaned (C-HTTP-4). */
+@Injectable()
+class SessionShutdown implements OnApplicationShutdown {
+  constructor(@Inject(SESSION_SERVICE) private readonly sessions: SessionService) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.sessions.shutdown();
+  }
+}
+
+const SHARED = [MetricsService, RunningCalls, BashToolService, McpServerFactory, ShutdownCoordinator];
+
+/** Providers both transports share: configuration, logger, metrics, the session port and the MCP layer. */
+@Module({})
+export class CoreModule {
+  static forRoot(options: AppOptions): DynamicModule {
+    return {
+      module: CoreModule,
+      global: true,
+      providers: [
+        { provide: SERVER_CONFIG, useValue: options.config },
+        { provide: APP_LOGGER, useValue: options.logger },
+        ...SHARED,
+        {
+          provide: SESSION_SERVICE,
+          useFactory: (config: ServerConfig, metrics: MetricsService, logger: Logger) => createSessionService(config, metrics.registry, logger),
+          inject: [SERVER_CONFIG, MetricsService, APP_LOGGER],
+        },
+        SessionShutdown,
+      ],
+      exports: [SERVER_CONFIG, APP_LOGGER, SESSION_SERVICE, ...SHARED],
+    };
+  }
+}

@@ -1,0 +1,57 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Controller, Delete, Get, Patch, Post, Put, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { McpServerFactory } from '../mcp/mcp-server.factory.js';
+import { jsonRpcErrorBody } from './request-guard.js';
+
+/**
+ * `POST /mcp` (C-MCP-8): stateless streamable HTTP — one `Server` and one transport per request (the SDK's
+ * stateless transport refuses reuse), the body Fastify already parsed, both closed when the response closes.
+ * Closing also aborts running handlers, so a dropped connection cancels the command (C-MCP-9).
+ */
+@Controller('mcp')
+export class McpController {
+  constructor(private readonly factory: McpServerFactory) {}
+
+  @Post()
+  async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const server = this.factory.create({ sessionId: firstValue(request.headers['x-session-id']) });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await this.factory.connect(server, transport);
+    reply.hijack();
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  }
+
+  // Stateless: no standalone SSE stream and no session to delete (stack-notes B.1; Go answered 405 too).
+  @Get()
+  get(@Res() reply: FastifyReply): void {
+    methodNotAllowed(reply);
+  }
+
+  @Delete()
+  delete(@Res() reply: FastifyReply): void {
+    methodNotAllowed(reply);
+  }
+
+  @Put()
+  put(@Res() reply: FastifyReply): void {
+    methodNotAllowed(reply);
+  }
+
+  @Patch()
+  patch(@Res() reply: FastifyReply): void {
+    methodNotAllowed(reply);
+  }
+}
+
+function methodNotAllowed(reply: FastifyReply): void {
+  void reply.code(405).header('allow', 'POST').header('content-type', 'application/json').send(jsonRpcErrorBody('Method not allowed.'));
+}
+
+function firstValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

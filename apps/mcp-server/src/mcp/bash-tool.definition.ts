@@ -1,0 +1,92 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+
+export const BASH_TOOL_NAME = 'bash';
+
+/** `structuredContent` of a `bash` result (C-MCP-2): the Go fields plus additive ones. */
+export interface BashStructuredOutput {
+  stdout: string;
+  stderr: string;
+  exit_code: number;
+  duration_ms: number;
+  timed_out?: boolean;
+  cancelled?: boolean;
+  truncated?: boolean;
+  state_reset?: boolean;
+  sandbox_recreated?: boolean;
+  stdout_bytes?: number;
+  stderr_bytes?: number;
+  stdout_omitted_bytes?: number;
+  stdout_omitted_lines?: number;
+  stderr_omitted_bytes?: number;
+  stderr_omitted_lines?: number;
+  stdout_file?: string;
+  stderr_file?: string;
+  stdout_binary?: boolean;
+  stderr_binary?: boolean;
+}
+
+const integer = (description: string): Record<string, unknown> => ({ type: 'integer', minimum: 0, description });
+const flag = (description: string): Record<string, unknown> => ({ type: 'boolean', description });
+const text = (description: string): Record<string, unknown> => ({ type: 'string', description });
+
+/**
+ * The one tool (C-MCP-2). The description keeps the Go wording's meaning (Go §2.2) and adds what a model needs
+ * to use it well: persistence, /workspace, timeouts and where long output goes.
+ */
+export function bashToolDefinition(defaultTimeoutSeconds: number, maxTimeoutSeconds: number): Tool {
+  return {
+    name: BASH_TOOL_NAME,
+    title: 'Bash (persistent sandbox shell)',
+    description:
+      'Execute a shell command in a persistent sandbox bash session. Supports full bash syntax: pipes, redirects, ' +
+      'chaining, and standard Unix tools. The working directory, environment variables and files in /workspace ' +
+      `persist between calls of the same session. Commands time out after ${defaultTimeoutSeconds} s unless ` +
+      `\`timeout\` says otherwise (at most ${maxTimeoutSeconds} s). Stdin is empty, so interactive programs do not work. ` +
+      'Long output is shortened to its head and tail, and the result names the file that keeps it in full.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', description: 'Shell command to execute (full bash — pipes, redirects, chaining supported)' },
+        timeout: {
+          type: ['integer', 'null'],
+          description: `Max execution time in seconds (default ${defaultTimeoutSeconds}, max ${maxTimeoutSeconds})`,
+        },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: 'object',
+      properties: {
+        stdout: text('Standard output (head and tail when long).'),
+        stderr: text('Standard error (head and tail when long).'),
+        exit_code: { type: 'integer', description: 'Exit status; 137 after a timeout, 130 after a cancel.' },
+        duration_ms: integer('Run time measured in the sandbox.'),
+        timed_out: flag('The command hit its timeout and was killed.'),
+        cancelled: flag('The client cancelled the command.'),
+        truncated: flag('Part of the output is left out of stdout/stderr.'),
+        state_reset: flag('The shell had died and this command ran in a fresh one.'),
+        sandbox_recreated: flag('The sandbox was recreated; earlier files and state are gone.'),
+        stdout_bytes: integer('Total bytes written to stdout.'),
+        stderr_bytes: integer('Total bytes written to stderr.'),
+        stdout_omitted_bytes: integer('Bytes of stdout left out.'),
+        stdout_omitted_lines: integer('Newlines in the stdout left out.'),
+        stderr_omitted_bytes: integer('Bytes of stderr left out.'),
+        stderr_omitted_lines: integer('Newlines in the stderr left out.'),
+        stdout_file: text('Sandbox path of the full stdout.'),
+        stderr_file: text('Sandbox path of the full stderr.'),
+        stdout_binary: flag('stdout looked binary; its text is lossy.'),
+        stderr_binary: flag('stderr looked binary; its text is lossy.'),
+      },
+      required: ['stdout', 'stderr', 'exit_code', 'duration_ms'],
+      additionalProperties: false,
+    },
+    annotations: {
+      title: 'Bash (persistent sandbox shell)',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { AgentClient } from '@cli-mcp/agent-client';
+import { loadHmacKey, loadOrCreateHmacKey } from '@cli-mcp/auth';
+import {
+  createKubernetesBackend,
+  LocalBackend,
+  SessionManager,
+  SessionMetrics,
+  type LocalBackendLogger,
+  type SandboxBackend,
+} from '@cli-mcp/session';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { ServerConfig } from '../config/server-config.js';
+import type { SessionService } from './session-service.port.js';
+
+/**
+ * Wires the real session layer for the configured backend: HMAC key (generated into the state dir on first
+ * start for `local`, never printed), agent client, backend and `SessionManager`, with the session metrics on the
+ * app's registry. `kubernetes` needs a shared `--hmac-key-file` (the config loader enforces it).
+ */
+export async function createSessionService(config: ServerConfig, registry: Registry, logger: Logger): Promise<SessionService> {
+  const log = logger.child({ component: 'sessions' });
+  const key = config.hmacKey.generate ? await loadOrCreateHmacKey(config.hmacKey.path) : await loadHmacKey(config.hmacKey.path);
+  if ('created' in key && key.created) log.info({ path: config.hmacKey.path }, 'generated a new HMAC key');
+  if (key.warning) log.warn(key.warning);
+
+  const metrics = new SessionMetrics(registry);
+  const agent = new AgentClient();
+  const backend = config.backend === 'kubernetes'
+    ? createKubernetes(config, registry, key.key, agent, metrics, log)
+    : await createLocal(config, key.key, agent, metrics, log);
+  const manager = new SessionManager({ backend, agent, metrics, cacheTtlMs: config.cacheTtlMs });
+  return {
+    execute: (sessionId, request, signal) => manager.execute(sessionId, request, signal),
+    cancel: (sessionId, requestId) => manager.cancel(sessionId, requestId, AbortSignal.timeout(10_000)),
+    end: (sessionId, signal) => manager.end(sessionId, signal),
+    checkHealth: (signal) => manager.checkHealth(signal),
+    shutdown: async () => {
+      await manager.shutdown();
+      agent.close();
+    },
+  };
+}
+
+function createKubernetes(
+  config: ServerConfig, registry: Registry, hmacKey: Buffer, agentClient: AgentClient, metrics: SessionMetrics, log: Logger,
+): SandboxBackend {
+  const podConfig = config.kubernetes.podConfig;
+  if (!podConfig) throw new Error('kubernetes backend selected without a validated pod configuration');
+  const backend = createKubernetesBackend({
+    kubeconfigPath: config.kubernetes.kubeconfig,
+    registry,
+    podConfig,
+    hmacKey,
+    agentClient,
+    metrics,
+    readyTimeoutMs: config.kubernetes.readyTimeoutMs,
+    activityIntervalMs: config.kubernetes.activityIntervalMs,
+    logger: {
+      debug: (message: string, fields?: Record<string, unknown>) => log.debug(fields ?? {}, message),
+      info: (message: string, fields?: Record<string, unknown>) => log.info(fields ?? {}, message),
+      warn: (message: string, fields?: Record<string, unknown>) => log.warn(fields ?? {}, message),
+    },
+  });
+  log.info({ backend: 'kubernetes', namespace: podConfig.namespace, instance: podConfig.instanceName }, 'session backend ready');
+  return backend;
+}
+
+async function createLocal(
+  config: ServerConfig, hmacKey: Buffer, agent: AgentClient, metrics: SessionMetrics, log: Logger,
+): Promise<SandboxBackend> {
+  const backend = new LocalBackend({
+    stateDir: config.local.sandboxDir,
+    hmacKey,
+    isolation: config.local.isolation,
+    network: config.local.network,
+    idleTimeoutMs: config.local.idleTimeoutMs,
+    maxSessions: config.local.maxSessions,
+    warmPoolSize: config.local.warmPoolSize,
+    // Sandboxes must not read the server's secrets when they sit outside the (masked) state dir.
+    hidePaths: [config.hmacKey.path, config.http.authTokenFile].filter((path): path is string => path !== undefined),
+    agent,
+    metrics,
+    logger: backendLogger(log),
+  });
+  // Resolve isolation and lock the state dir now, so a bad setup stops the server at boot.
+  await backend.start();
+  log.info({ backend: 'local', isolation: backend.isolation, state_dir: config.local.sandboxDir }, 'session backend ready');
+  return backend;
+}
+
+function backendLogger(log: Logger): LocalBackendLogger {
+  return {
+    info: (message, fields) => log.info(fields ?? {}, message),
+    warn: (message, fields) => log.warn(fields ?? {}, message),
+  };
+}

@@ -1,0 +1,19 @@
+import type { ExecRequest } from '@cli-mcp/agent-client';
+import type { SessionExecResult } from '@cli-mcp/session';
+
+/**
+ * What the MCP layer needs from libs/session (the `SessionManager` methods), as a port so the tool handler and
+ * controllers are unit-tested with a strict fake. Every method throws `SessionError` on failure.
+ */
+export interface SessionService {
+  /** Runs one command in the session's sandbox, creating the sandbox on first use. */
+  execute(sessionId: string, request: ExecRequest, signal: AbortSignal): Promise<SessionExecResult>;
+  /** Stops the command `requestId` wherever the session's sandbox is (C-MCP-9); false when none ran. */
+  cancel(sessionId: string, requestId: string): Promise<boolean>;
+  /** Deletes the session's sandbox; idempotent (C-HTTP-1). */
+  end(sessionId: string, signal: AbortSignal): Promise<void>;
+  /** Throws when the backend cannot create sandboxes (C-HTTP-2). */
+  checkHealth(signal: AbortSignal): Promise<void>;
+  /** Stops background work and (local) every sandbox process (C-HTTP-4). */
+  shutdown(): Promise<void>;
+}

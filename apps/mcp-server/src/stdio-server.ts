@@ -1,0 +1,61 @@
+import { rm } from 'node:fs/promises';
+import { NestFactory } from '@nestjs/core';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { PinoLoggerService } from '@cli-mcp/common';
+import type { AppOptions } from './core.module.js';
+import { ShutdownCoordinator } from './lifecycle/shutdown-coordinator.js';
+import { onShutdownSignals } from './lifecycle/signals.js';
+import { McpServerFactory } from './mcp/mcp-server.factory.js';
+import type { SessionService } from './sessions/session-service.port.js';
+import { StdioAppModule } from './stdio.module.js';
+import { SESSION_SERVICE } from './tokens.js';
+
+/**
+ * Serves one MCP client on stdin/stdout (C-MCP-8): nothing but protocol on stdout, logs on stderr. The process
+ * serves one session (C-MCP-7); when the client goes away (stdin EOF) or on SIGTERM/SIGINT, running commands
+ * are cancelled (EOF: nobody is left to read results) or drained (signal), the session's sandbox is deleted and
+ * the process exits 0.
+ */
+export async function runStdioServer(options: AppOptions): Promise<void> {
+  const { config, logger } = options;
+  const app = await NestFactory.createApplicationContext(StdioAppModule.forRoot(options), {
+    logger: new PinoLoggerService(logger.child({ component: 'nest' })),
+  });
+  const factory = app.get(McpServerFactory);
+  const coordinator = app.get(ShutdownCoordinator);
+  const sessions = app.get<SessionService>(SESSION_SERVICE);
+  const sessionId = config.stdioSessionId;
+  const server = factory.create({ sessionId });
+  await factory.connect(server, new StdioServerTransport());
+  logger.info({ transport: 'stdio', session_id: sessionId, version: config.version }, 'serving on stdio');
+
+  let stopping: Promise<void> | undefined;
+  const stop = (reason: string, graceMs: number): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info({ reason, grace_ms: graceMs }, 'shutting down');
+      const { cancelled } = await coordinator.drain(graceMs);
+      await server.close();
+      try {
+        await sessions.end(sessionId, AbortSignal.timeout(30_000));
+      } catch (error) {
+        logger.warn({ session_id: sessionId, error: error instanceof Error ? error.message : String(error) }, 'could not end the session');
+      }
+      await app.close();
+      // The per-session sandbox directory is empty once the backend has shut down (config: sandboxDir).
+      await rm(config.local.sandboxDir, { recursive: true, force: true }).catch(() => undefined);
+      logger.info({ cancelled }, 'shutdown complete');
+    })();
+    return stopping;
+  };
+
+  process.stdin.once('end', () => {
+    stop('stdin closed', 0).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  });
+  onShutdownSignals(logger, { first: (signal) => stop(signal, config.shutdownGraceMs), again: () => coordinator.cancelNow() });
+}

@@ -1,0 +1,44 @@
+/**
+ * Declarative command-line flags with environment equivalents (C-CFG-1): every flag `--some-flag` can also be
+ * set as `<PREFIX>SOME_FLAG`; a flag on the command line wins over the environment. One table drives parsing,
+ * validation messages and `--help`, so the three cannot drift apart.
+ */
+export interface FlagSpec {
+  /** Long name without dashes, e.g. `default-timeout`. */
+  readonly name: string;
+  /** `boolean` flags take no value (`--stateless`, or `--stateless=false`); default `string`. */
+  readonly kind?: 'string' | 'boolean';
+  /** One-letter alias, e.g. `t` for `-t`. */
+  readonly short?: string;
+  /** Placeholder shown in `--help`, e.g. `duration` or `stdio|http`. */
+  readonly valueName?: string;
+  /** One sentence for `--help`. */
+  readonly description: string;
+  /** Raw default, parsed exactly like user input and shown in `--help`. */
+  readonly default?: string;
+  /** Shown instead of `default` when the default is computed (e.g. "max-timeout + 10s"). */
+  readonly defaultText?: string;
+  /** Section heading in `--help`. */
+  readonly group?: string;
+  /** No environment equivalent (`--help`, `--version`). */
+  readonly noEnv?: boolean;
+}
+
+/** Where a raw value came from; messages say so, because a stale env var is a classic surprise. */
+export type FlagSource = 'flag' | 'env' | 'default';
+
+export interface RawFlagValue {
+  readonly value: string | boolean;
+  readonly source: FlagSource;
+}
+
+/** Result of reading argv and env against a table: raw values plus syntax problems (unknown flags …). */
+export interface RawFlags {
+  readonly values: ReadonlyMap<string, RawFlagValue>;
+  readonly problems: readonly string[];
+}
+
+/** `CLI_MCP_` + `default-timeout` → `CLI_MCP_DEFAULT_TIMEOUT`. */
+export function envVarName(prefix: string, flagName: string): string {
+  return `${prefix}${flagName.toUpperCase().replace(/-/g, '_')}`;
+}

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { FlagReader } from './flag-reader.js';
+import { envVarName, type FlagSpec } from './flag-spec.js';
+import { readRawFlags } from './read-raw-flags.js';
+import { renderHelp } from './render-help.js';
+
+const PREFIX = 'APP_';
+const SPECS: FlagSpec[] = [
+  { name: 'transport', short: 't', valueName: 'stdio|http', description: 'Transport.', default: 'stdio', group: 'Server' },
+  { name: 'stateless', kind: 'boolean', description: 'Compatibility.' },
+  { name: 'timeout', valueName: 'duration', description: 'Timeout.', default: '60s' },
+  { name: 'count', description: 'Count.', default: '3' },
+  { name: 'hosts', description: 'Hosts.' },
+  { name: 'grace', description: 'Grace.', defaultText: 'timeout + 10s' },
+  { name: 'help', kind: 'boolean', short: 'h', description: 'Help.', noEnv: true },
+];
+
+const read = (argv: string[], env: Record<string, string> = {}): FlagReader =>
+  new FlagReader(SPECS, readRawFlags(SPECS, argv, env, PREFIX), PREFIX);
+
+describe(readRawFlags.name, () => {
+  it('uses defaults when nothing is set', () => {
+    const flags = read([]);
+    expect(flags.oneOf('transport', ['stdio', 'http'], 'stdio')).toBe('stdio');
+    expect(flags.duration('timeout', {}, 0)).toBe(60_000);
+    expect(flags.isSet('transport')).toBe(false);
+    expect(flags.source('transport')).toBe('default');
+    expect(flags.problems).toEqual([]);
+  });
+
+  it('reads env vars named PREFIX_FLAG_NAME, and the command line wins', () => {
+    expect(envVarName(PREFIX, 'max-output-chars')).toBe('APP_MAX_OUTPUT_CHARS');
+    const fromEnv = read([], { APP_TRANSPORT: 'http', APP_STATELESS: 'true' });
+    expect(fromEnv.string('transport')).toBe('http');
+    expect(fromEnv.source('transport')).toBe('env');
+    expect(fromEnv.boolean('stateless')).toBe(true);
+    const flagWins = read(['--transport=stdio', '--stateless=false'], { APP_TRANSPORT: 'http', APP_STATELESS: 'true' });
+    expect(flagWins.string('transport')).toBe('stdio');
+    expect(flagWins.source('transport')).toBe('flag');
+    expect(flagWins.boolean('stateless')).toBe(false);
+  });
+
+  it('accepts short aliases, --flag value and --flag=value', () => {
+    expect(read(['-t', 'http']).string('transport')).toBe('http');
+    expect(read(['--transport', 'http']).string('transport')).toBe('http');
+    expect(read(['--transport=http']).string('transport')).toBe('http');
+  });
+
+  it('treats empty values as unset', () => {
+    expect(read(['--transport='], { APP_TRANSPORT: 'http' }).isSet('transport')).toBe(false);
+    expect(read([], { APP_TRANSPORT: '' }).isSet('transport')).toBe(false);
+  });
+
+  it('reports every syntax problem at once', () => {
+    const flags = read(['--bogus', 'stray', '--transport', '--stateless', '--stateless=maybe', '-x'], { APP_STATELESS: 'sure' });
+    expect(flags.problems).toEqual([
+      '--stateless (env APP_STATELESS): expected true or false, got "sure" [from APP_STATELESS]',
+      'unknown flag --bogus (see --help)',
+      'unexpected argument "stray" (flags start with --)',
+      '--transport (env APP_TRANSPORT): --transport needs a value',
+      '--stateless (env APP_STATELESS): expected true or false, got "maybe"',
+      'unknown flag -x (see --help)',
+    ]);
+  });
+
+  it('never reads env for noEnv flags', () => {
+    expect(read([], { APP_HELP: 'true' }).boolean('help')).toBe(false);
+    expect(read(['-h']).boolean('help')).toBe(true);
+  });
+});
+
+describe(FlagReader.name, () => {
+  it('names the flag, the env var and the env source in every value problem', () => {
+    const flags = read(['--transport', 'ws', '--count', 'x'], { APP_TIMEOUT: 'soon' });
+    flags.oneOf('transport', ['stdio', 'http'], 'stdio');
+    flags.duration('timeout', {}, 0);
+    flags.integer('count', { min: 1 }, 3);
+    expect(flags.problems).toEqual([
+      '--transport (env APP_TRANSPORT): must be one of stdio, http; got "ws"',
+      '--timeout (env APP_TIMEOUT): invalid duration "soon"; use Go syntax such as 90s, 5m or 1h30m [from APP_TIMEOUT]',
+      '--count (env APP_COUNT): must be a whole number; got "x"',
+    ]);
+  });
+
+  it('checks integer and duration bounds and whole seconds', () => {
+    const flags = read(['--count', '0', '--timeout', '1500ms']);
+    expect(flags.integer('count', { min: 1, max: 9 }, 3)).toBe(3);
+    expect(flags.duration('timeout', { wholeSeconds: true }, 7)).toBe(7);
+    const bounded = read(['--timeout', '10m']);
+    expect(bounded.duration('timeout', { minMs: 1000, maxMs: 300_000 }, 7)).toBe(7);
+    expect(flags.problems).toEqual([
+      '--count (env APP_COUNT): must be between 1 and 9; got 0',
+      '--timeout (env APP_TIMEOUT): must be a whole number of seconds; got "1500ms"',
+    ]);
+    expect(bounded.problems).toEqual(['--timeout (env APP_TIMEOUT): must be between 1s and 5m; got "10m"']);
+  });
+
+  it('splits comma lists', () => {
+    expect(read(['--hosts', ' a.example, ,b.example ']).list('hosts')).toEqual(['a.example', 'b.example']);
+    expect(read([]).list('hosts')).toEqual([]);
+  });
+
+  it('throws on undeclared flags (a programming error)', () => {
+    expect(() => read([]).string('nope')).toThrow('flag --nope is not declared');
+  });
+});
+
+describe(renderHelp.name, () => {
+  it('lists every flag with value, default and env var, grouped', () => {
+    const text = renderHelp(SPECS, { title: 'app 1.0', usage: 'app [flags]', envPrefix: PREFIX, footer: 'Flags win over env.' });
+    expect(text).toContain('Server:\n  -t, --transport <stdio|http>\n      Transport.\n      (default: stdio; env: APP_TRANSPORT)');
+    expect(text).toContain('  --stateless\n      Compatibility.\n      (env: APP_STATELESS)');
+    expect(text).toContain('(default: timeout + 10s; env: APP_GRACE)');
+    expect(text).toContain('  -h, --help\n      Help.\n');
+    expect(text).not.toContain('APP_HELP');
+    expect(text.endsWith('Flags win over env.\n')).toBe(true);
+  });
+});

@@ -1,0 +1,104 @@
+// End to end for the Kubernetes backend (issue 4 §4): MCP SDK client → built server (`--backend kubernetes`) →
+// fake API server → kubelet simulator → real sandbox agents on 127.0.0.N:8090.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SECRETS, startFakeCluster, type FakeCluster } from '@cli-mcp/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bash, connectHttpClient, eventually, structuredOf, textOf } from '../mcp/support/mcp-client.js';
+import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
+
+const NAMESPACE = 'cli-mcp';
+const SESSION_LABEL = 'cli-mcp.redhat.com/session-id';
+
+let cluster: FakeCluster;
+let server: ServerProcess;
+let dir: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  cluster = await startFakeCluster({ namespace: NAMESPACE, kubelet: { speedup: 20, maxTerminationGraceMs: 2_000, stopGraceMs: 1_000 } });
+  cluster.api.create(SECRETS, NAMESPACE, {
+    apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cli-mcp-oc-kubeconfig' }, stringData: { kubeconfig: 'apiVersion: v1\nkind: Config\n' },
+  });
+  dir = tempDir('kube');
+  const keyFile = join(dir, 'hmac.key');
+  writeFileSync(keyFile, `${'ab'.repeat(32)}\n`, { mode: 0o600 });
+  server = await startHttpServer({
+    args: [
+      '--backend', 'kubernetes', '--kubeconfig', cluster.kubeconfigPath, '--namespace', NAMESPACE, '--instance-name', 'oc',
+      '--sandbox-image', 'quay.io/example/cli-mcp-sandbox:test', '--kubeconfig-secret', 'cli-mcp-oc-kubeconfig',
+      '--sandbox-service-account', 'cli-mcp-oc-sandbox', '--hmac-key-file', keyFile, '--sandbox-termination-grace-period', '1',
+    ],
+  });
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  await server?.stop();
+  await cluster?.stop();
+  if (dir) removeDir(dir);
+});
+
+const sessionPods = (sessionId: string) =>
+  cluster.store.list('pods', NAMESPACE).filter((pod) => pod.metadata.labels?.[SESSION_LABEL] === sessionId && !pod.metadata.deletionTimestamp);
+
+describe('cli-mcp-server --backend kubernetes', () => {
+  it('answers initialize and tools/list without a session and without touching the Kubernetes API', async () => {
+    const before = cluster.requests.count();
+    const client = await connectHttpClient(server.mcpUrl);
+    clients.push(client);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['bash']);
+    expect(cluster.requests.count()).toBe(before);
+  });
+
+  it('creates one hardened pod per session, keeps shell state in it, and DELETE removes it', async () => {
+    const client = await connectHttpClient(server.mcpUrl, 'inv-e2e-1');
+    clients.push(client);
+    const first = await bash(client, 'cd /tmp && export MARK=kube-e2e && echo started');
+    expect(first.isError).toBeFalsy();
+    expect(structuredOf(first).stdout).toBe('started');
+    const second = await bash(client, 'echo "$PWD $MARK"');
+    expect(structuredOf(second).stdout).toBe('/tmp kube-e2e');
+    expect(textOf(second)).toContain('/tmp kube-e2e');
+
+    const pods = sessionPods('inv-e2e-1');
+    expect(pods).toHaveLength(1);
+    expect((pods[0]!.spec as { automountServiceAccountToken?: boolean }).automountServiceAccountToken).toBe(false);
+    expect(cluster.store.list('secrets', NAMESPACE).filter((s) => s.metadata.labels?.[SESSION_LABEL] === 'inv-e2e-1')).toHaveLength(1);
+
+    const response = await fetch(`${server.baseUrl}/sessions/inv-e2e-1`, { method: 'DELETE' });
+    expect(response.status).toBe(204);
+    await eventually(() => sessionPods('inv-e2e-1').length === 0, 'the session pod to be deleted');
+    expect(cluster.store.list('secrets', NAMESPACE).filter((s) => s.metadata.labels?.[SESSION_LABEL] === 'inv-e2e-1')).toHaveLength(0);
+  });
+
+  it('reports the API server through /health (namespaced pod list) and exposes Kubernetes request metrics', async () => {
+    const health = await fetch(`${server.baseUrl}/health`);
+    expect(health.status).toBe(200);
+    const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    expect(metrics).toMatch(/cli_mcp_kube_requests_total\{[^}]*verb="list"[^}]*resource="pods"/);
+    const healthList = cluster.requests.entries({ verb: 'list', resource: 'pods' }).filter((r) => r.query.limit === '1');
+    expect(healthList.length).toBeGreaterThan(0);
+    // Never a cluster-scoped call (C-HTTP-2, C-K8S-10): every resource request names the namespace.
+    expect(cluster.requests.entries().filter((r) => r.resource !== undefined).every((r) => r.namespace === NAMESPACE)).toBe(true);
+  });
+
+  it('turns an unreachable API server into 503 /health and a clear tool error, and recovers', async () => {
+    const down = cluster.faults.add({ pathPattern: /\/api\/v1\/namespaces\/cli-mcp\/pods/, status: 500 });
+    try {
+      expect((await fetch(`${server.baseUrl}/health`)).status).toBe(503);
+      const client = await connectHttpClient(server.mcpUrl, 'inv-e2e-down');
+      clients.push(client);
+      const result = await bash(client, 'true');
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/^sandbox exec failed: /);
+    } finally {
+      down.remove();
+    }
+    expect((await fetch(`${server.baseUrl}/health`)).status).toBe(200);
+    const client = await connectHttpClient(server.mcpUrl, 'inv-e2e-down');
+    clients.push(client);
+    expect(structuredOf(await bash(client, 'echo back')).stdout).toBe('back');
+  });
+});

@@ -1,0 +1,97 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, removeDir, startHttpServer, type ServerProcess } from './support/server-process.js';
+
+const run = promisify(execFile);
+const hasCurl = spawnSync('curl', ['--version']).status === 0;
+
+/** JSON-RPC messages of an SSE body (`event: message` / `data: {…}`). */
+function sseMessages(body: string): Array<Record<string, unknown>> {
+  return body
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice('data: '.length)) as Record<string, unknown>);
+}
+
+/** Clients that share no code with our server: the inspector CLI (its own SDK copy) and raw curl. */
+describe('independent MCP clients against the built server', () => {
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    server = await startHttpServer();
+  });
+  afterAll(async () => {
+    expect(await server.stop()).toBe(0);
+    removeDir(join(server.stateDir, '..'));
+  });
+
+  it('@modelcontextprotocol/inspector-cli calls bash with an X-Session-ID header', async () => {
+    // Run from test/: the CLI reads ../package.json relative to the cwd (stack-notes §F).
+    const cli = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build/index.js');
+    const args = [cli, server.mcpUrl, '--transport', 'http', '--header', 'X-Session-ID: s-1', '--method', 'tools/call', '--tool-name', 'bash', '--tool-arg', 'command=pwd'];
+    const { stdout } = await run(process.execPath, args, { cwd: join(REPO_ROOT, 'test'), timeout: 60_000 });
+    const result = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { content: Array<{ text: string }>; structuredContent: { stdout: string } };
+    expect(result.structuredContent.stdout).toBe('/workspace');
+    expect(result.content[0]?.text).toMatch(/^\/workspace\n\[exit 0 · \d+ ms\]$/);
+  });
+
+  it('@modelcontextprotocol/inspector-cli lists exactly one tool', async () => {
+    const cli = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build/index.js');
+    const { stdout } = await run(process.execPath, [cli, server.mcpUrl, '--transport', 'http', '--method', 'tools/list'], {
+      cwd: join(REPO_ROOT, 'test'),
+      timeout: 60_000,
+    });
+    const { tools } = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { tools: Array<{ name: string }> };
+    expect(tools.map((tool) => tool.name)).toEqual(['bash']);
+  });
+
+  describe.skipIf(!hasCurl)('raw curl (stateless: no initialize)', () => {
+    const curl = (body: object, headers: string[] = []): Promise<{ stdout: string }> =>
+      run(
+        'curl',
+        [
+          '-sS', '-N', '-X', 'POST', server.mcpUrl,
+          '-H', 'content-type: application/json',
+          '-H', 'accept: application/json, text/event-stream',
+          '-H', 'mcp-protocol-version: 2025-06-18',
+          ...headers.flatMap((header) => ['-H', header]),
+          '-d', JSON.stringify(body),
+        ],
+        { timeout: 60_000 },
+      );
+
+    it('calls bash and streams progress then the result as SSE', async () => {
+      const { stdout } = await curl(
+        { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'bash', arguments: { command: 'echo from-curl' }, _meta: { progressToken: 'p1' } } },
+        ['x-session-id: curl-1'],
+      );
+      const messages = sseMessages(stdout);
+      const final = messages.at(-1) as { id: number; result: { content: Array<{ text: string }>; structuredContent: { stdout: string } } };
+      expect(final.id).toBe(7);
+      expect(final.result.structuredContent.stdout).toBe('from-curl');
+      expect(final.result.content[0]?.text).toMatch(/^from-curl\n\[exit 0 · \d+ ms\]$/);
+    });
+
+    it('gets a JSON-RPC error for an unknown tool', async () => {
+      const { stdout } = await curl({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'nope', arguments: {} } }, ['x-session-id: curl-1']);
+      expect(sseMessages(stdout)[0]).toEqual({ jsonrpc: '2.0', id: 8, error: { code: -32602, message: 'unknown tool "nope"' } });
+    });
+
+    it('gets a JSON-RPC error naming the field for a wrong argument type', async () => {
+      const { stdout } = await curl(
+        { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'bash', arguments: { command: 'ls', timeout: 'x' } } },
+        ['x-session-id: curl-1'],
+      );
+      expect(sseMessages(stdout)[0]).toMatchObject({ id: 9, error: { code: -32602, message: expect.stringContaining('"timeout"') } });
+    });
+
+    it('lists tools without X-Session-ID', async () => {
+      const { stdout } = await curl({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      const [message] = sseMessages(stdout) as Array<{ result: { tools: Array<{ name: string; annotations: object }> } }>;
+      expect(message?.result.tools.map((tool) => tool.name)).toEqual(['bash']);
+      expect(message?.result.tools[0]?.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+    });
+  });
+});

@@ -1,0 +1,38 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+/** An SDK client over streamable HTTP, with `X-Session-ID` (and more headers) on every request. */
+export async function connectHttpClient(mcpUrl: string, sessionId?: string, headers: Record<string, string> = {}): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), {
+    requestInit: { headers: { ...(sessionId === undefined ? {} : { 'X-Session-ID': sessionId }), ...headers } },
+  });
+  const client = new Client({ name: 'cli-mcp-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+/** Runs `command` with the bash tool and returns the result (long client timeout for slow machines). */
+export async function bash(client: Client, command: string, timeout?: number): Promise<CallToolResult> {
+  const args: Record<string, unknown> = timeout === undefined ? { command } : { command, timeout };
+  return (await client.callTool({ name: 'bash', arguments: args }, undefined, { timeout: 120_000 })) as CallToolResult;
+}
+
+export function textOf(result: CallToolResult): string {
+  const [first] = result.content;
+  return first?.type === 'text' ? first.text : '';
+}
+
+export function structuredOf(result: CallToolResult): { stdout: string; stderr: string; exit_code: number } & Record<string, unknown> {
+  return result.structuredContent as { stdout: string; stderr: string; exit_code: number } & Record<string, unknown>;
+}
+
+/** Polls `check` until it returns true (events we cannot subscribe to: process exit, files). */
+export async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,183 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root (this file is test/e2e/mcp/support/…). */
+export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+export const SERVER_BIN = join(REPO_ROOT, 'bin/cli-mcp-server.js');
+const SERVER_ENTRY = join(REPO_ROOT, 'dist/apps/mcp-server/src/main.js');
+const AGENT_ENTRY = join(REPO_ROOT, 'dist/sandbox-agent/main.js');
+
+/** The e2e tier runs the built binaries; say how to get them instead of failing obscurely. */
+export function assertBuilt(): void {
+  for (const entry of [SERVER_ENTRY, AGENT_ENTRY]) {
+    if (!existsSync(entry)) throw new Error(`${entry} is missing: run \`npm run build\` before the e2e tests`);
+  }
+}
+
+/** Environment of a server under test: the caller's, minus any CLI_MCP_* that would change its configuration. */
+export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith('CLI_MCP_')) env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `cli-mcp-e2e-${prefix}-`));
+}
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  /** `http://127.0.0.1:<port>` (HTTP only). */
+  readonly baseUrl: string;
+  /** `<baseUrl>/mcp`. */
+  readonly mcpUrl: string;
+  readonly stateDir: string;
+  /** Parsed JSON log lines from stderr so far. */
+  logs(): Array<Record<string, unknown>>;
+  /** Raw stderr so far. */
+  stderr(): string;
+  /** Resolves with the exit code once the process has exited. */
+  readonly exited: Promise<number | null>;
+  /** Sends `signal` (default SIGTERM) and waits for the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface StartOptions {
+  readonly args?: readonly string[];
+  readonly env?: Record<string, string>;
+  readonly stateDir?: string;
+}
+
+/**
+ * Starts the built server with `--transport http --address 127.0.0.1:0` and a private state dir, and resolves
+ * once its `listening` log line names the bound URL.
+ */
+export async function startHttpServer(options: StartOptions = {}): Promise<ServerProcess> {
+  assertBuilt();
+  const ownDir = options.stateDir === undefined ? tempDir('state') : undefined;
+  const stateDir = options.stateDir ?? join(ownDir!, 'state');
+  const child = spawn(
+    process.execPath,
+    [SERVER_BIN, '--transport', 'http', '--address', '127.0.0.1:0', '--state-dir', stateDir, ...(options.args ?? [])],
+    { cwd: REPO_ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const stderrChunks: string[] = [];
+  const logs: Array<Record<string, unknown>> = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const listening = new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      stderrChunks.push(`${line}\n`);
+      try {
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        logs.push(entry);
+        if (entry.msg === 'listening' && typeof entry.url === 'string') resolve(entry.url);
+      } catch {
+        // not a log line (e.g. a startup error message)
+      }
+    });
+    void exited.then((code) => reject(new Error(`server exited with ${code} before listening:\n${stderrChunks.join('')}`)));
+  });
+  child.stdout!.resume();
+  const mcpUrl = await listening.catch((error: unknown) => {
+    if (ownDir) removeDir(ownDir);
+    throw error;
+  });
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
+  return {
+    child,
+    pid: child.pid!,
+    baseUrl: mcpUrl.replace(/\/mcp$/, ''),
+    mcpUrl,
+    stateDir,
+    logs: () => [...logs],
+    stderr: () => stderrChunks.join(''),
+    exited,
+    stop,
+  };
+}
+
+export interface CliRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the binary to completion (flag errors, --help, --version). */
+export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+  assertBuilt();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SERVER_BIN, ...args], { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Host pids whose command line contains `text` (e.g. a `sleep` with a unique duration). */
+export function processesMatching(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ');
+      if (cmdline.includes(text) && Number(entry) !== process.pid) pids.push(Number(entry));
+    } catch {
+      // the process exited while we looked
+    }
+  }
+  return pids;
+}
+
+/** Every live descendant of `pid` (children, grandchildren …), from /proc. */
+export function descendantsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const found: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      found.push(child);
+      queue.push(child);
+    }
+  }
+  return found;
+}
+
+/** Processes running the built sandbox agent with a workspace under `stateDir`. */
+export function agentsOf(stateDir: string): number[] {
+  return processesMatching('dist/sandbox-agent/main.js').filter((pid) => {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+      return cmdline.includes(stateDir) || environ.includes(stateDir);
+    } catch {
+      return false;
+    }
+  });
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
