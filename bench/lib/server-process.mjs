@@ -1,0 +1,79 @@
+// Starts the built MCP server on an ephemeral loopback port and talks MCP to it over raw HTTP (no SDK in the
+// measured path: the numbers are the server's, not a client library's).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+const SERVER_BIN = new URL('../../bin/cli-mcp-server.js', import.meta.url).pathname;
+
+export async function startServer(args = []) {
+  const dir = mkdtempSync(join(tmpdir(), 'server-bench-'));
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('CLI_MCP_')));
+  const child = spawn(process.execPath, [SERVER_BIN, '--transport', 'http', '--address', '127.0.0.1:0', '--state-dir', join(dir, 'state'), ...args], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = await new Promise((resolve, reject) => {
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      try {
+        const entry = JSON.parse(line);
+        if (entry.msg === 'listening' && entry.url) resolve(entry.url);
+      } catch {
+        // not JSON
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  child.stderr.resume();
+  return {
+    url,
+    child,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.on('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+let nextId = 1;
+
+/** One stateless `tools/call bash` over streamable HTTP; resolves with the JSON-RPC result. */
+export function callBash(mcpUrl, sessionId, command) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'bash', arguments: { command } } });
+  return new Promise((resolve, reject) => {
+    const req = request(mcpUrl, {
+      method: 'POST',
+      agent,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+        'x-session-id': sessionId,
+        'content-length': Buffer.byteLength(body),
+      },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => {
+        const message = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6))).find((m) => 'result' in m || 'error' in m);
+        if (!message || message.error || message.result.isError) reject(new Error(`call failed: ${text.slice(0, 300)}`));
+        else resolve(message.result);
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+export function closeConnections() {
+  agent.destroy();
+}

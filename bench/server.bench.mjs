@@ -1,0 +1,85 @@
+// MCP server benchmark (issue: server §Benchmark): server overhead over the agent, throughput with 20 sessions,
+// first command of a new session with and without a warm pool. Local backend, loopback only, bounded in time.
+import { AgentClient } from '../dist/libs/agent-client/src/index.js';
+import { startAgent, stopAgent } from './lib/agent-process.mjs';
+import { callBash, closeConnections, startServer } from './lib/server-process.mjs';
+import { median, ms, percentile, printTable, timeCalls } from './lib/stats.mjs';
+
+const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
+const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
+const SESSIONS = 20;
+const FIRST_SAMPLES = Number(process.env.BENCH_FIRST_SAMPLES ?? 6);
+
+async function overhead() {
+  const agentProcess = await startAgent();
+  const client = new AgentClient();
+  const agentOnly = await timeCalls(() => client.exec(agentProcess.url, agentProcess.token, { command: 'true' }), CALLS, 200);
+  client.close();
+  await stopAgent(agentProcess);
+
+  const server = await startServer();
+  await callBash(server.url, 'bench-warm', 'true');
+  const endToEnd = await timeCalls(() => callBash(server.url, 'bench-warm', 'true'), CALLS, 200);
+  await server.stop();
+  return { agentOnly, endToEnd };
+}
+
+async function throughput() {
+  const server = await startServer(['--max-sessions', String(SESSIONS + 4)]);
+  const ids = Array.from({ length: SESSIONS }, (_, i) => `bench-load-${i}`);
+  await Promise.all(ids.map((id) => callBash(server.url, id, 'true')));
+  const latencies = [];
+  const deadline = Date.now() + LOAD_SECONDS * 1000;
+  const start = process.hrtime.bigint();
+  await Promise.all(ids.map(async (id) => {
+    while (Date.now() < deadline) {
+      const t = process.hrtime.bigint();
+      await callBash(server.url, id, 'true');
+      latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  }));
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  await server.stop();
+  return { calls: latencies.length, perSecond: latencies.length / seconds, p50: median(latencies), p99: percentile(latencies, 99) };
+}
+
+async function firstCommand(args) {
+  const server = await startServer(args);
+  const samples = [];
+  for (let i = 0; i < FIRST_SAMPLES; i++) {
+    // Let a warm pool refill between samples (it refills right after each claim).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const t = process.hrtime.bigint();
+    await callBash(server.url, `bench-first-${i}`, 'true');
+    samples.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  await server.stop();
+  return samples;
+}
+
+export async function runServerBench() {
+  const { agentOnly, endToEnd } = await overhead();
+  const load = await throughput();
+  const cold = await firstCommand([]);
+  const warm = await firstCommand(['--warm-pool-size', '2']);
+  closeConnections();
+
+  const agentP50 = median(agentOnly);
+  const agentP99 = percentile(agentOnly, 99);
+  const e2eP50 = median(endToEnd);
+  const e2eP99 = percentile(endToEnd, 99);
+  printTable(`MCP server: tools/call bash {"command":"true"} on a warm session, HTTP, local backend (${CALLS} calls)`, ['path', 'p50', 'p99', 'goal'], [
+    ['agent only (POST /exec)', ms(agentP50), ms(agentP99), ''],
+    ['end to end (POST /mcp → agent)', ms(e2eP50), ms(e2eP99), ''],
+    ['server overhead (difference)', ms(e2eP50 - agentP50), ms(e2eP99 - agentP99), '≤ 1 ms p50, ≤ 5 ms p99'],
+  ]);
+  printTable(`MCP server: ${SESSIONS} concurrent sessions for ${LOAD_SECONDS} s`, ['calls', 'calls/s', 'p50', 'p99'], [
+    [String(load.calls), load.perSecond.toFixed(0), ms(load.p50), ms(load.p99)],
+  ]);
+  printTable(`MCP server: first command of a new session (${FIRST_SAMPLES} sessions each)`, ['sandbox', 'p50', 'max'], [
+    ['cold (agent process started on demand)', ms(median(cold)), ms(Math.max(...cold))],
+    ['warm pool (--warm-pool-size 2, claimed with /assign)', ms(median(warm)), ms(Math.max(...warm))],
+  ]);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runServerBench();
