@@ -35,6 +35,10 @@ export class FakeClock implements Clock {
   pending(): number[] {
     return [...this.timers.values()].map((t) => t.at - this.time).sort((a, b) => a - b);
   }
+
+  get pendingTimers(): number {
+    return this.timers.size;
+  }
 }
 
 type AnyFn = (...args: never[]) => unknown;

@@ -6,7 +6,6 @@
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 import { INSTANCE_LABEL, COMPONENT_LABEL, SANDBOX_COMPONENT, SESSION_ID_LABEL, type SandboxPodConfig, validateSandboxPodConfig } from '@cli-mcp/podspec';
-import type { Clock } from '../../clock.js';
 import type { KubeApi, PodList, PodListQuery, PodMergePatch, PodWatchEnd } from '../kube-api.port.js';
 import { KubeError } from '../kube-error.js';
 
@@ -113,38 +112,8 @@ export class StrictAssignAgent {
   }
 }
 
-export class FakeClock implements Clock {
-  private time = 1_000;
-  private nextId = 0;
-  private readonly timers = new Map<number, { at: number; callback: () => void }>();
-
-  now(): number {
-    return this.time;
-  }
-
-  schedule(delayMs: number, callback: () => void): () => void {
-    const id = this.nextId++;
-    this.timers.set(id, { at: this.time + Math.max(0, delayMs), callback });
-    return () => this.timers.delete(id);
-  }
-
-  /** Moves time forward, firing due timers in order. */
-  advance(ms: number): void {
-    const target = this.time + ms;
-    for (;;) {
-      const due = [...this.timers.entries()].filter(([, t]) => t.at <= target).sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      this.timers.delete(due[0]);
-      this.time = Math.max(this.time, due[1].at);
-      due[1].callback();
-    }
-    this.time = target;
-  }
-
-  get pendingTimers(): number {
-    return this.timers.size;
-  }
-}
+// One fake clock for every libs/session unit test.
+export { FakeClock } from '../../../test/fakes.js';
 
 export const NAMESPACE = 'cli-mcp';
 export const INSTANCE = 'oc';
