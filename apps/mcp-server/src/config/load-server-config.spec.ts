@@ -16,7 +16,7 @@ function environment(argv: string[], env: Record<string, string> = {}): ConfigEn
   return {
     argv,
     env,
-    homeDir: '/home/ada',
+    homeDir: '/users/ada',
     cwd: '/srv',
     version: '0.1.0+abc12345',
     readFile: async (path) => {
@@ -60,10 +60,10 @@ describe(loadServerConfig.name, () => {
     expect(c.tool.instructions).toContain('/workspace');
     expect(c.cacheTtlMs).toBe(30_000);
     expect(c.shutdownGraceMs).toBe(310_000);
-    expect(c.hmacKey).toEqual({ path: '/home/ada/.local/state/cli-mcp-server/hmac.key', generate: true });
+    expect(c.hmacKey).toEqual({ path: '/users/ada/.local/state/cli-mcp-server/hmac.key', generate: true });
     expect(c.local).toEqual({
-      stateDir: '/home/ada/.local/state/cli-mcp-server',
-      sandboxDir: '/home/ada/.local/state/cli-mcp-server/stdio/stdio-r4nd0m',
+      stateDir: '/users/ada/.local/state/cli-mcp-server',
+      sandboxDir: '/users/ada/.local/state/cli-mcp-server/stdio/stdio-r4nd0m',
       isolation: 'auto',
       network: 'host',
       maxSessions: 32,
@@ -270,7 +270,7 @@ describe(loadServerConfig.name, () => {
 
   it('places the state dir under XDG_STATE_HOME when it is absolute, else under ~/.local/state', async () => {
     expect((await config([], { XDG_STATE_HOME: '/var/state' })).local.stateDir).toBe('/var/state/cli-mcp-server');
-    expect((await config([], { XDG_STATE_HOME: 'relative' })).local.stateDir).toBe('/home/ada/.local/state/cli-mcp-server');
+    expect((await config([], { XDG_STATE_HOME: 'relative' })).local.stateDir).toBe('/users/ada/.local/state/cli-mcp-server');
     expect((await config(['--state-dir', 'here'])).local.stateDir).toBe('/srv/here');
     expect((await config(['--state-dir', '/x'])).hmacKey).toEqual({ path: '/x/hmac.key', generate: true });
   });

@@ -4,9 +4,9 @@ import { buildAgentEnv, buildBwrapArgs, buildLaunchSpec, nodeInstallPrefix, SAND
 const plan: BwrapPlan = {
   bwrapPath: '/usr/bin/bwrap',
   rootEntries: [{ name: 'usr' }, { name: 'bin', symlinkTarget: 'usr/bin' }, { name: 'proc' }, { name: 'tmp' }, { name: 'home' }, { name: 'workspace' }],
-  maskFirst: ['/home/me'],
-  keep: ['/home/me/.nvm/versions/node/v20', '/opt/cli-mcp'],
-  maskLast: ['/home/me/.local/state/cli-mcp'],
+  maskFirst: ['/users/me'],
+  keep: ['/users/me/.nvm/versions/node/v20', '/opt/cli-mcp'],
+  maskLast: ['/users/me/.local/state/cli-mcp'],
   hideFiles: ['/etc/cli-mcp/hmac.key'],
 };
 
@@ -14,7 +14,7 @@ describe('buildAgentEnv', () => {
   it('builds the environment from an allow-list, never the host env', () => {
     const env = buildAgentEnv({
       workdir: '/workspace', token: 'tok',
-      hostEnv: { LANG: 'C.UTF-8', AWS_SECRET_ACCESS_KEY: 'x', PATH: '/home/me/bin:/usr/bin', CLI_MCP_AUTH: 'y' },
+      hostEnv: { LANG: 'C.UTF-8', AWS_SECRET_ACCESS_KEY: 'x', PATH: '/users/me/bin:/usr/bin', CLI_MCP_AUTH: 'y' },
       extraEnv: { FOO: 'bar', SANDBOX_AUTH_TOKEN: 'forged', HOME: '/etc' },
     });
     expect(env).toEqual({
@@ -53,13 +53,13 @@ describe('buildBwrapArgs', () => {
 
   it('masks home, re-binds kept trees under it, then masks the state dir and key file', () => {
     const at = (...needle: string[]) => joined.indexOf(needle.join(' '));
-    expect(at('--tmpfs /home/me')).toBeGreaterThan(at('--tmpfs /tmp'));
-    expect(at('--ro-bind /home/me/.nvm/versions/node/v20 /home/me/.nvm/versions/node/v20')).toBeGreaterThan(at('--tmpfs /home/me'));
+    expect(at('--tmpfs /users/me')).toBeGreaterThan(at('--tmpfs /tmp'));
+    expect(at('--ro-bind /users/me/.nvm/versions/node/v20 /users/me/.nvm/versions/node/v20')).toBeGreaterThan(at('--tmpfs /users/me'));
     // Not under a mask: already visible through the read-only root.
     expect(joined).not.toContain('--ro-bind /opt/cli-mcp');
-    expect(at('--tmpfs /home/me/.local/state/cli-mcp')).toBeGreaterThan(at('--ro-bind /home/me/.nvm'));
+    expect(at('--tmpfs /users/me/.local/state/cli-mcp')).toBeGreaterThan(at('--ro-bind /users/me/.nvm'));
     expect(joined).toContain('--ro-bind /dev/null /etc/cli-mcp/hmac.key');
-    expect(at('--bind /state')).toBeGreaterThan(at('--tmpfs /home/me/.local'));
+    expect(at('--bind /state')).toBeGreaterThan(at('--tmpfs /users/me/.local'));
   });
 
   it('never masks /', () => {
@@ -87,6 +87,6 @@ describe('buildLaunchSpec', () => {
 
   it('finds the install prefix of node', () => {
     expect(nodeInstallPrefix('/usr/bin/node')).toBe('/usr');
-    expect(nodeInstallPrefix('/home/me/.nvm/versions/node/v20/bin/node')).toBe('/home/me/.nvm/versions/node/v20');
+    expect(nodeInstallPrefix('/users/me/.nvm/versions/node/v20/bin/node')).toBe('/users/me/.nvm/versions/node/v20');
   });
 });

@@ -20,7 +20,7 @@ function setup(overrides: Partial<LocalBackendOptions> = {}) {
   const warnings: string[] = [];
   const backend = new LocalBackend({
     stateDir: '/state', hmacKey: key, agentEntry: '/repo/dist/apps/sandbox-agent/src/main.js', nodePath: '/usr/bin/node',
-    isolation: 'none', hostHome: '/home/me', hostEnv: { LANG: 'C.UTF-8', SECRET: 'x' }, idleTimeoutMs: 60_000, stopGraceMs: 5_000,
+    isolation: 'none', hostHome: '/users/me', hostEnv: { LANG: 'C.UTF-8', SECRET: 'x' }, idleTimeoutMs: 60_000, stopGraceMs: 5_000,
     clock, launcher, agent, workspaces, hostFs, commandRunner: runner,
     logger: { info: () => undefined, warn: (message) => warnings.push(message) },
     ...overrides,
@@ -57,7 +57,7 @@ describe(LocalBackend.name, () => {
       const spec = launcher.launched[0]!.spec;
       expect(spec.command).toBe('bwrap');
       expect(spec.args).toContain('--tmpfs');
-      expect(spec.args.join(' ')).toContain('--tmpfs /home/me');
+      expect(spec.args.join(' ')).toContain('--tmpfs /users/me');
       expect(spec.args.join(' ')).toContain('--tmpfs /state');
       expect(spec.env.SANDBOX_WORKDIR).toBe('/workspace');
     });
