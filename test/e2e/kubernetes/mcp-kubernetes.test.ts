@@ -102,3 +102,59 @@ describe('cli-mcp-server --backend kubernetes', () => {
     expect(structuredOf(await bash(client, 'echo back')).stdout).toBe('back');
   });
 });
+
+describe('cancellation across replicas (C-MCP-9)', () => {
+  let replicaB: ServerProcess;
+
+  beforeAll(async () => {
+    // A second, independent server process: it shares nothing with the first but the Kubernetes API.
+    const keyFile = join(dir, 'hmac.key');
+    replicaB = await startHttpServer({
+      args: [
+        '--backend', 'kubernetes', '--kubeconfig', cluster.kubeconfigPath, '--namespace', NAMESPACE, '--instance-name', 'oc',
+        '--sandbox-image', 'quay.io/example/cli-mcp-sandbox:test', '--kubeconfig-secret', 'cli-mcp-oc-kubeconfig',
+        '--sandbox-service-account', 'cli-mcp-oc-sandbox', '--hmac-key-file', keyFile, '--sandbox-termination-grace-period', '1',
+      ],
+    });
+  });
+
+  afterAll(async () => {
+    await replicaB?.stop();
+  });
+
+  it('stops a command running through replica A when the cancel notification reaches replica B', async () => {
+    const client = await connectHttpClient(server.mcpUrl, 'inv-e2e-cancel');
+    clients.push(client);
+    expect(structuredOf(await bash(client, 'cd /tmp && echo ready')).stdout).toBe('ready');
+    const [pod] = sessionPods('inv-e2e-cancel');
+    const agentUrl = `http://${(pod!.status as { podIP: string }).podIP}:8090`;
+
+    const running = rawCall(server.mcpUrl, 'inv-e2e-cancel', 4242, 'sleep 30; echo not-cancelled');
+    await eventually(async () => ((await (await fetch(`${agentUrl}/health`)).json()) as { busy: boolean }).busy, 'the command to start');
+    const cancel = await fetch(replicaB.mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-session-id': 'inv-e2e-cancel' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4242, reason: 'user stop' } }),
+    });
+    expect(cancel.status).toBe(202);
+    const result = await running;
+    expect(result.structuredContent).toMatchObject({ exit_code: 130, cancelled: true });
+    expect(JSON.stringify(result)).not.toContain('not-cancelled');
+    // The session (its shell state) survives the cancel.
+    expect(structuredOf(await bash(client, 'pwd')).stdout).toBe('/tmp');
+  });
+});
+
+/** A raw stateless tools/call with a chosen JSON-RPC id; resolves with the result once the SSE stream ends. */
+async function rawCall(mcpUrl: string, sessionId: string, id: number, command: string): Promise<{ structuredContent?: unknown }> {
+  const response = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-session-id': sessionId },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'bash', arguments: { command, timeout: 60 } } }),
+  });
+  const text = await response.text();
+  const message = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as { id?: number; result?: { structuredContent?: unknown } })
+    .find((m) => m.id === id);
+  if (!message?.result) throw new Error(`no result in ${text.slice(0, 300)}`);
+  return message.result;
+}

@@ -122,6 +122,17 @@ describe('sandbox-agent: queue, cancel, idempotency, health while busy', () => {
     expect((await agent.exec(command, { idempotency_key: 'retry-2' })).stdout).toBe('2');
   });
 
+  it('/cancel also skips the rest of the command list (no command after the cancelled one runs)', async () => {
+    const running = agent.exec("sh -c 'echo $$ > list.pid; exec sleep 30'; echo not-cancelled; touch after-cancel.txt", {
+      request_id: 'list-cancel', timeout: 60,
+    });
+    await waitFor(() => existsSafe(join(agent.workdir, 'list.pid')), 10_000, 'command start');
+    expect((await agent.call('POST', '/cancel', { request_id: 'list-cancel' }, auth)).json).toEqual({ cancelled: true });
+    const r = await running;
+    expect(r).toMatchObject({ cancelled: true, exit_code: 130, stdout: '', state_reset: false });
+    expect((await agent.exec('ls after-cancel.txt 2>/dev/null || echo absent')).stdout).toBe('absent');
+  });
+
   it('a reused request_id runs the new command (it only names the command for /cancel)', async () => {
     expect((await agent.exec('echo first', { request_id: 'mcp-1' })).stdout).toBe('first');
     expect((await agent.exec('echo second', { request_id: 'mcp-1' })).stdout).toBe('second');

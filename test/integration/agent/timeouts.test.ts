@@ -56,9 +56,24 @@ describe('sandbox-agent: timeouts', () => {
     expect(left.stdout).toBe('none');
   });
 
-  it('replaces a shell stuck in a builtin loop; the next command carries the reset notice', async () => {
+  it('skips the rest of the command list after the deadline (sleep 30; touch … never touches)', async () => {
+    const r = await agent.exec('sleep 30.2021; touch after-timeout.txt; echo not-reached', { timeout: 1 });
+    expect(r).toMatchObject({ timed_out: true, exit_code: 137, stdout: '', state_reset: false });
+    expect((await agent.exec('ls after-timeout.txt 2>/dev/null || echo absent')).stdout).toBe('absent');
+    expect((await agent.exec('echo $KEPT')).stdout).toBe('yes');
+  });
+
+  it('breaks a builtin loop at the deadline without replacing the shell (cwd and env kept)', async () => {
     const started = Date.now();
-    const r = await agent.exec('while :; do :; done', { timeout: 1 });
+    const r = await agent.exec('while :; do :; done; echo not-reached', { timeout: 1 });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r).toMatchObject({ timed_out: true, exit_code: 137, stdout: '', state_reset: false });
+    expect(await agent.exec('echo $KEPT')).toMatchObject({ stdout: 'yes', stderr: '', state_reset: false });
+  });
+
+  it('replaces a shell that cannot be interrupted (USR1 ignored, builtin loop); the next command carries the reset notice', async () => {
+    const started = Date.now();
+    const r = await agent.exec("trap '' USR1; while :; do :; done", { timeout: 1 });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(r).toMatchObject({ timed_out: true, exit_code: 137 });
     const next = await agent.exec('echo fresh');

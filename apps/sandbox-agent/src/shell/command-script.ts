@@ -15,6 +15,13 @@
  * - `set -x` chosen by the user is switched off around the protocol lines and back on inside the next eval, so the
  *   trace of the protocol itself never pollutes the command's stderr.
  * - Every protocol command is `\`-quoted (no alias expansion) and `builtin`-prefixed (no user function override).
+ * - Stopping a command must also stop the REST of its command list (`sleep 30; rm -rf x` must not reach `rm` after a
+ *   cancel): the eval runs inside a one-iteration `for` loop, and a `USR1` trap does `break 1000000`. The agent
+ *   sends SIGUSR1 to the shell before killing the command's processes; bash runs the trap as soon as the foreground
+ *   child dies (or between two builtins of a busy builtin loop), which leaves every loop, ours included, so the
+ *   rest of the list is skipped while cwd/env are kept. The trap is re-installed with every command in case a user
+ *   command replaced it; inside a shell function only that function's loops are left (then the kill sweep and,
+ *   as a last resort, replacing the shell apply). It costs nothing while nothing is cancelled.
  * - Everything is ONE input line, parsed in full before eval runs: bash 5.2 leaves its parser confused after `eval`
  *   of a string ending in a backslash (a next input line starting with `{` is a syntax error, which ends a
  *   non-interactive shell), so nothing of the protocol may follow the eval on a later line.
@@ -58,8 +65,13 @@ export function endMarker(nonce: string): Buffer {
 /** One chunk per command; `nonce` is fresh random hex. The command must not contain NUL (checked by the caller). */
 export function buildCommandChunk(command: string, nonce: string): string {
   return (
-    `__climcp_c=${singleQuote(command)}; \\__climcp_b ${nonce}S; ` +
-    `{ \\builtin eval "\${__climcp_x:+\\builtin set -x; }$__climcp_c"; } </dev/null 1>&$__climcp_o 2>&$__climcp_e {__climcp_o}>&- {__climcp_e}>&-; ` +
+    `__climcp_c=${singleQuote(command)}; ${STOP_TRAP}; \\__climcp_b ${nonce}S; ` +
+    `for __climcp_l in 1; do { \\builtin eval "\${__climcp_x:+\\builtin set -x; }$__climcp_c"; } </dev/null 1>&$__climcp_o 2>&$__climcp_e {__climcp_o}>&- {__climcp_e}>&-; done; ` +
     `{ \\__climcp_f "$?" ${nonce}E; } 2>/dev/null\n`
   );
 }
+
+/** Signal the agent sends to the shell to abandon the rest of the running command list (see above). */
+export const STOP_LIST_SIGNAL = 'SIGUSR1';
+
+const STOP_TRAP = "\\builtin trap '\\builtin break 1000000 2>/dev/null' USR1";

@@ -1,3 +1,4 @@
+import { STOP_LIST_SIGNAL } from './command-script.js';
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:os';
 import { join } from 'node:path';
@@ -128,6 +129,9 @@ export class ShellEngine {
     const stop = (reason: StopReason): void => {
       if (stopReason || command.isDone) return;
       stopReason = reason;
+      // First tell the shell to abandon the rest of the command list once its running child dies (see
+      // command-script.ts); then stop the command's processes.
+      signalShell(shell.pid, STOP_LIST_SIGNAL);
       const shellIgnoresHup = ignoresHangup(shell.pid);
       stopping = stopCommand({
         select: () => selectCommandTree({ table: readProcTable(), rootPid: shell.pid, includeRoot: false, preexisting,
@@ -199,4 +203,12 @@ function exitCodeOf(end: CommandEnd, stopReason: StopReason | undefined): number
   if (end.exit.code !== null) return end.exit.code;
   const signalNumber = end.exit.signal ? constants.signals[end.exit.signal] : undefined;
   return 128 + (signalNumber ?? 0);
+}
+
+function signalShell(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // The shell is already gone: the command is ending anyway.
+  }
 }
