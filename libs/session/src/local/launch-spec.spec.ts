@@ -62,6 +62,12 @@ describe('buildBwrapArgs', () => {
     expect(at('--bind /state')).toBeGreaterThan(at('--tmpfs /users/me/.local'));
   });
 
+  it('re-binds a kept tree under /tmp (a checkout there), after the fresh /tmp, and still hides a state dir there', () => {
+    const args = buildBwrapArgs({ ...plan, keep: ['/tmp/ci-clone'], maskLast: ['/tmp/ci-clone/state'] }, '/state/w').join(' ');
+    expect(args.indexOf('--ro-bind /tmp/ci-clone /tmp/ci-clone')).toBeGreaterThan(args.indexOf('--tmpfs /tmp'));
+    expect(args.indexOf('--tmpfs /tmp/ci-clone/state')).toBeGreaterThan(args.indexOf('--ro-bind /tmp/ci-clone'));
+  });
+
   it('never masks /', () => {
     expect(buildBwrapArgs({ ...plan, maskFirst: ['/'], maskLast: [''] }, '/w').join(' ')).not.toMatch(/--tmpfs \/ |--tmpfs $/);
   });

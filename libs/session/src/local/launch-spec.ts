@@ -81,8 +81,11 @@ export function buildBwrapArgs(plan: BwrapPlan, workspaceHostDir: string): strin
   }
   args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   for (const dir of usable(plan.maskFirst)) args.push('--tmpfs', dir);
+  // /tmp is always a fresh tmpfs, so an install (node, the agent) living under /tmp must be re-bound like one
+  // under the masked home (a checkout in /tmp is common for CI).
+  const masked = ['/tmp', ...usable(plan.maskFirst)];
   for (const dir of plan.keep) {
-    if (usable(plan.maskFirst).some((mask) => isWithin(dir, mask))) args.push('--ro-bind', dir, dir);
+    if (masked.some((mask) => isWithin(dir, mask))) args.push('--ro-bind', dir, dir);
   }
   for (const dir of usable(plan.maskLast)) args.push('--tmpfs', dir);
   for (const file of plan.hideFiles) args.push('--ro-bind', '/dev/null', file);
