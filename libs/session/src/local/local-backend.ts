@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { homedir } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { AgentClient, AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 import { deriveSessionToken } from '@cli-mcp/auth';
 import { classifyAgentFailure } from '../agent-failure.js';
@@ -14,7 +13,8 @@ import { NodeHostFs, type HostFs } from './host-fs.js';
 import { IdleReaper } from './idle-reaper.js';
 import { probeBash, probeBwrap, resolveIsolation } from './isolation.js';
 import { BoundedSet, KeyedMutex } from './keyed-mutex.js';
-import { buildLaunchSpec, nodeInstallPrefix, type BwrapPlan } from './launch-spec.js';
+import { planBwrap } from './bwrap-plan.js';
+import { buildLaunchSpec, type BwrapPlan } from './launch-spec.js';
 import {
   LOCAL_DEFAULTS, validateLocalOptions, type LocalAgentPort, type LocalBackendLogger, type LocalBackendOptions, type LocalIsolation,
 } from './local-backend.options.js';
@@ -256,28 +256,11 @@ export class LocalBackend implements SandboxBackend {
     if (isolation.fallbackReason) {
       this.logger.warn('local sandboxes run WITHOUT isolation (--local-isolation=auto)', { reason: isolation.fallbackReason });
     }
-    if (isolation.mode === 'bwrap') this.bwrapPlan = await this.planBwrap();
+    if (isolation.mode === 'bwrap') this.bwrapPlan = await planBwrap({
+      hostFs: this.hostFs, bwrapPath: this.bwrapPath, nodePath: this.nodePath, agentEntry: this.agentEntry,
+      stateDir: this.workspaces.stateDir, hostHome: this.options.hostHome, hidePaths: this.options.hidePaths,
+    });
     this.pool?.fill();
-  }
-
-  private async planBwrap(): Promise<BwrapPlan> {
-    const nodeReal = await this.hostFs.realpath(this.nodePath).catch(() => this.nodePath);
-    const agentReal = await this.hostFs.realpath(this.agentEntry).catch(() => this.agentEntry);
-    const projectRoot = (await this.hostFs.findUp(dirname(agentReal), 'node_modules')) ?? dirname(agentReal);
-    const hideDirs: string[] = [];
-    const hideFiles: string[] = [];
-    for (const path of (this.options.hidePaths ?? []).map((p) => resolve(p))) {
-      if (await this.hostFs.isDirectory(path)) hideDirs.push(path);
-      else if (await this.hostFs.isFile(path)) hideFiles.push(path);
-    }
-    return {
-      bwrapPath: this.bwrapPath,
-      rootEntries: await this.hostFs.listRoot(),
-      maskFirst: [resolve(this.options.hostHome ?? homedir())],
-      keep: [nodeInstallPrefix(nodeReal), projectRoot].filter((dir) => dir !== '/'),
-      maskLast: [this.workspaces.stateDir, ...hideDirs],
-      hideFiles,
-    };
   }
 
   private launchSpec(workspace: string, token: string | undefined): LaunchSpec {
