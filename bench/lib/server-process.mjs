@@ -64,7 +64,9 @@ export function callBash(mcpUrl, sessionId, command) {
       res.setEncoding('utf8');
       res.on('data', (chunk) => (text += chunk));
       res.on('end', () => {
-        const message = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6))).find((m) => 'result' in m || 'error' in m);
+        // Streamable HTTP answers either one JSON body or an SSE stream of `data:` events.
+        const messages = text.trimStart().startsWith('{') ? [JSON.parse(text)] : text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)));
+        const message = messages.find((m) => 'result' in m || 'error' in m);
         if (!message || message.error || message.result.isError) reject(new Error(`call failed: ${text.slice(0, 300)}`));
         else resolve(message.result);
       });
