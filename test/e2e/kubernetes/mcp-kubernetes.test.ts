@@ -24,13 +24,7 @@ beforeAll(async () => {
   dir = tempDir('kube');
   const keyFile = join(dir, 'hmac.key');
   writeFileSync(keyFile, `${'ab'.repeat(32)}\n`, { mode: 0o600 });
-  server = await startHttpServer({
-    args: [
-      '--backend', 'kubernetes', '--kubeconfig', cluster.kubeconfigPath, '--namespace', NAMESPACE, '--instance-name', 'oc',
-      '--sandbox-image', 'quay.io/example/cli-mcp-sandbox:test', '--kubeconfig-secret', 'cli-mcp-oc-kubeconfig',
-      '--sandbox-service-account', 'cli-mcp-oc-sandbox', '--hmac-key-file', keyFile, '--sandbox-termination-grace-period', '1',
-    ],
-  });
+  server = await startHttpServer({ args: kubernetesServerArgs(keyFile) });
 });
 
 afterAll(async () => {
@@ -39,6 +33,15 @@ afterAll(async () => {
   await cluster?.stop();
   if (dir) removeDir(dir);
 });
+
+/** Flags of one server replica against the fake cluster (every replica shares the HMAC key file). */
+function kubernetesServerArgs(keyFile: string): string[] {
+  return [
+    '--backend', 'kubernetes', '--kubeconfig', cluster.kubeconfigPath, '--namespace', NAMESPACE, '--instance-name', 'oc',
+    '--sandbox-image', 'quay.io/example/cli-mcp-sandbox:test', '--kubeconfig-secret', 'cli-mcp-oc-kubeconfig',
+    '--sandbox-service-account', 'cli-mcp-oc-sandbox', '--hmac-key-file', keyFile, '--sandbox-termination-grace-period', '1',
+  ];
+}
 
 const sessionPods = (sessionId: string) =>
   cluster.store.list('pods', NAMESPACE).filter((pod) => pod.metadata.labels?.[SESSION_LABEL] === sessionId && !pod.metadata.deletionTimestamp);
@@ -108,14 +111,7 @@ describe('cancellation across replicas (C-MCP-9)', () => {
 
   beforeAll(async () => {
     // A second, independent server process: it shares nothing with the first but the Kubernetes API.
-    const keyFile = join(dir, 'hmac.key');
-    replicaB = await startHttpServer({
-      args: [
-        '--backend', 'kubernetes', '--kubeconfig', cluster.kubeconfigPath, '--namespace', NAMESPACE, '--instance-name', 'oc',
-        '--sandbox-image', 'quay.io/example/cli-mcp-sandbox:test', '--kubeconfig-secret', 'cli-mcp-oc-kubeconfig',
-        '--sandbox-service-account', 'cli-mcp-oc-sandbox', '--hmac-key-file', keyFile, '--sandbox-termination-grace-period', '1',
-      ],
-    });
+    replicaB = await startHttpServer({ args: kubernetesServerArgs(join(dir, 'hmac.key')) });
   });
 
   afterAll(async () => {
