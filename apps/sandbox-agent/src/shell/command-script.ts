@@ -30,6 +30,8 @@
 /** First bytes of every marker; \x1f (unit separator) makes an accidental partial match in real output rare. */
 export const MARKER_PREFIX = '\x1f__CLIMCP_';
 
+const STOP_TRAP = "\\builtin trap '\\builtin break 1000000 2>/dev/null' USR1";
+
 /** Run once after the shell starts. */
 export const SHELL_SETUP = [
   // Close every descriptor the shell inherited beyond 0-2 (e.g. the agent's SANDBOX_READY_FD, whose EOF tells the
@@ -40,7 +42,9 @@ export const SHELL_SETUP = [
   'exec {__climcp_o}>&1 {__climcp_e}>&2',
   '__climcp_x=',
   `__climcp_p=$'\\x1f__CLIMCP_'`,
-  '__climcp_b() { \\builtin printf \'%s%s\' "$__climcp_p" "$1" >&$__climcp_o; ' +
+  // The start-marker function also re-installs the stop trap (see the header), so the per-command chunk stays short:
+  // bash reads it from a pipe one byte at a time.
+  `__climcp_b() { ${STOP_TRAP}; \\builtin printf '%s%s' "$__climcp_p" "$1" >&$__climcp_o; ` +
     '\\builtin printf \'%s%s\' "$__climcp_p" "$1" >&$__climcp_e; }',
   '__climcp_f() { __climcp_x=${-//[^x]/}; \\builtin set +x; ' +
     '\\builtin printf \'%s%s%d\\n\' "$__climcp_p" "$2" "$1" >&$__climcp_o; ' +
@@ -65,7 +69,7 @@ export function endMarker(nonce: string): Buffer {
 /** One chunk per command; `nonce` is fresh random hex. The command must not contain NUL (checked by the caller). */
 export function buildCommandChunk(command: string, nonce: string): string {
   return (
-    `__climcp_c=${singleQuote(command)}; ${STOP_TRAP}; \\__climcp_b ${nonce}S; ` +
+    `__climcp_c=${singleQuote(command)}; \\__climcp_b ${nonce}S; ` +
     `for __climcp_l in 1; do { \\builtin eval "\${__climcp_x:+\\builtin set -x; }$__climcp_c"; } </dev/null 1>&$__climcp_o 2>&$__climcp_e {__climcp_o}>&- {__climcp_e}>&-; done; ` +
     `{ \\__climcp_f "$?" ${nonce}E; } 2>/dev/null\n`
   );
@@ -74,4 +78,3 @@ export function buildCommandChunk(command: string, nonce: string): string {
 /** Signal the agent sends to the shell to abandon the rest of the running command list (see above). */
 export const STOP_LIST_SIGNAL = 'SIGUSR1';
 
-const STOP_TRAP = "\\builtin trap '\\builtin break 1000000 2>/dev/null' USR1";
