@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { AgentClient, AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 import { deriveSessionToken } from '@cli-mcp/auth';
-import { classifyAgentFailure } from '../agent-failure.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { SandboxBackend, SandboxHandle } from '../sandbox-backend.port.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
@@ -11,7 +10,8 @@ import { NodeCommandRunner, type CommandRunner } from './command-runner.js';
 import { defaultAgentEntry } from './default-agent-entry.js';
 import { NodeHostFs, type HostFs } from './host-fs.js';
 import { IdleReaper } from './idle-reaper.js';
-import { probeBash, probeBwrap, resolveIsolation } from './isolation.js';
+import { resolveIsolation } from './isolation.js';
+import { LocalHealth } from './local-health.js';
 import { BoundedSet, KeyedMutex } from './keyed-mutex.js';
 import { planBwrap } from './bwrap-plan.js';
 import { buildLaunchSpec, type BwrapPlan } from './launch-spec.js';
@@ -20,7 +20,7 @@ import {
 } from './local-backend.options.js';
 import { NodeProcessLauncher } from './node-process-launcher.js';
 import { describeExit, type AgentProcess, type LaunchSpec, type ProcessLauncher } from './process-launcher.js';
-import { startAgent, stopAgent, type StartedAgent } from './sandbox-process.js';
+import { agentResponds, startAgent, stopAgent, type StartedAgent } from './sandbox-process.js';
 import { WarmPool } from './warm-pool.js';
 import { FsWorkspaceStore, type WorkspaceStore } from './workspace-store.js';
 
@@ -75,7 +75,7 @@ export class LocalBackend implements SandboxBackend {
   private starting?: Promise<void>;
   private prepared = false;
   private stopping?: Promise<void>;
-  private healthProbe?: { at: number; problem?: string };
+  private readonly health: LocalHealth;
   private readonly goneListeners: Array<(sessionId: string) => void> = [];
 
   constructor(private readonly options: LocalBackendOptions) {
@@ -95,6 +95,10 @@ export class LocalBackend implements SandboxBackend {
     this.launcher = options.launcher ?? new NodeProcessLauncher();
     this.runner = options.commandRunner ?? new NodeCommandRunner();
     this.hostFs = options.hostFs ?? new NodeHostFs();
+    this.health = new LocalHealth({
+      hostFs: this.hostFs, runner: this.runner, clock: this.clock, agentEntry: this.agentEntry, bwrapPath: this.bwrapPath,
+      cacheMs: LOCAL_DEFAULTS.healthCacheMs,
+    });
     this.workspaces = options.workspaces ?? new FsWorkspaceStore(options.stateDir);
     this.logger = options.logger ?? silentLogger;
     this.metrics = options.metrics;
@@ -149,7 +153,7 @@ export class LocalBackend implements SandboxBackend {
   private async acquireLocked(sessionId: string, signal: AbortSignal): Promise<SandboxHandle> {
     let entry = this.sessions.get(sessionId);
     if (entry?.handle && entry.process && !entry.process.hasExited) {
-      if (await this.isResponsive(entry)) {
+      if (await agentResponds(this.agent, entry.handle.agentUrl, this.clock, LOCAL_DEFAULTS.probeTimeoutMs)) {
         this.reaper.touch(sessionId);
         return { ...entry.handle, path: 'discover', recreated: false };
       }
@@ -223,15 +227,7 @@ export class LocalBackend implements SandboxBackend {
   async checkHealth(): Promise<void> {
     await this.start();
     this.assertOpen();
-    if (!(await this.hostFs.isFile(this.agentEntry))) {
-      throw new SessionError(SessionErrorCode.SandboxUnavailable, `sandbox agent not found at ${this.agentEntry}: build it first (npm run build)`);
-    }
-    const now = this.clock.now();
-    if (!this.healthProbe || now - this.healthProbe.at >= LOCAL_DEFAULTS.healthCacheMs) {
-      const problem = (await probeBash(this.runner)) ?? (this.isolationMode === 'bwrap' ? await probeBwrap(this.runner, this.bwrapPath) : undefined);
-      this.healthProbe = { at: now, problem };
-    }
-    if (this.healthProbe.problem) throw new SessionError(SessionErrorCode.SandboxUnavailable, this.healthProbe.problem);
+    await this.health.check(this.isolationMode);
   }
 
   /** SIGTERM to every agent, SIGKILL after the grace; deletes the workspaces. Idempotent. */
@@ -355,20 +351,6 @@ export class LocalBackend implements SandboxBackend {
     } catch (error) {
       await this.workspaces.removeWarm(name).catch(() => undefined);
       throw error;
-    }
-  }
-
-  /** A loopback agent that refuses connections is dying or dead; a slow one keeps its shell state. */
-  private async isResponsive(entry: SessionEntry): Promise<boolean> {
-    const timeout = new AbortController();
-    const cancel = this.clock.schedule(LOCAL_DEFAULTS.probeTimeoutMs, () => timeout.abort());
-    try {
-      await this.agent.health(entry.handle!.agentUrl, timeout.signal);
-      return true;
-    } catch (error) {
-      return classifyAgentFailure(error) !== 'not-delivered';
-    } finally {
-      cancel();
     }
   }
 

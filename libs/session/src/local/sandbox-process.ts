@@ -1,5 +1,7 @@
+import { classifyAgentFailure } from '../agent-failure.js';
 import { delay, type Clock } from '../clock.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
+import type { LocalAgentPort } from './local-backend.options.js';
 import { type AgentProcess, type LaunchSpec, type ProcessLauncher } from './process-launcher.js';
 
 export interface StartedAgent {
@@ -66,4 +68,18 @@ export async function stopAgent(child: AgentProcess, clock: Clock, graceMs: numb
 
 function unavailable(reason: string): SessionError {
   return new SessionError(SessionErrorCode.SandboxUnavailable, `start sandbox: ${reason}`);
+}
+
+/** A loopback agent that refuses connections is dying or dead; a slow one keeps its shell state. */
+export async function agentResponds(agent: LocalAgentPort, agentUrl: string, clock: Clock, timeoutMs: number): Promise<boolean> {
+  const timeout = new AbortController();
+  const cancel = clock.schedule(timeoutMs, () => timeout.abort());
+  try {
+    await agent.health(agentUrl, timeout.signal);
+    return true;
+  } catch (error) {
+    return classifyAgentFailure(error) !== 'not-delivered';
+  } finally {
+    cancel();
+  }
 }
