@@ -1,24 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { STATE_RESET_NOTICE, type ExecResponse } from '@cli-mcp/agent-client';
+import { execResponse } from '../../../test/fakes.js';
 import { formatElapsed, NO_OUTPUT, renderResult, STDERR_LABEL, statusLine, type RenderInput } from './render-result.js';
 
-function response(overrides: Partial<ExecResponse> = {}): ExecResponse {
-  const stdout = overrides.stdout ?? '';
-  const stderr = overrides.stderr ?? '';
-  return {
-    stdout,
-    stderr,
-    exit_code: 0,
-    duration_ms: 12,
-    timed_out: false,
-    cancelled: false,
-    truncated: false,
-    state_reset: false,
-    stdout_bytes: Buffer.byteLength(stdout),
-    stderr_bytes: Buffer.byteLength(stderr),
-    ...overrides,
-  };
-}
+// The fixture's defaults with the 12 ms duration these expectations show.
+const response = (overrides: Partial<ExecResponse> = {}): ExecResponse => execResponse({ duration_ms: 12, ...overrides });
 
 function render(overrides: Partial<ExecResponse> = {}, input: Partial<RenderInput> = {}) {
   return renderResult({ response: response(overrides), sandboxRecreated: false, timeoutSeconds: 60, format: 'text', maxChars: 30_000, ...input });
