@@ -12,6 +12,10 @@ export interface AgentClientOptions {
 const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_CONTROL_TIMEOUT_MS = 10_000;
 const BODY_SNIPPET_BYTES = 512;
+// A pooled keep-alive socket the agent closed (idle close, drain, exit) fails like this before any response.
+const STALE_SOCKET_ERRORS = new Set(['ECONNRESET', 'EPIPE']);
+// ...and it fails within one round trip of the write. A later reset means the agent died while it had the request.
+const STALE_SOCKET_WINDOW_MS = 100;
 
 interface Call {
   op: AgentOperation;
@@ -22,6 +26,8 @@ interface Call {
   body?: unknown;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** Set on the one retry after a stale pooled socket: a new connection, never from the pool. */
+  fresh?: boolean;
 }
 
 /**
@@ -76,15 +82,20 @@ export class AgentClient {
       if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': payload.length });
       if (call.token !== undefined) headers.authorization = `Bearer ${call.token}`;
       let settled = false;
-      const settle = (error: AgentError | undefined, value?: T): void => {
-        if (settled) return;
+      const finish = (): boolean => {
+        if (settled) return false;
         settled = true;
         call.signal?.removeEventListener('abort', onAbort);
         if (timer) clearTimeout(timer);
+        return true;
+      };
+      const settle = (error: AgentError | undefined, value?: T): void => {
+        if (!finish()) return;
         if (error) reject(error);
         else resolve(value as T);
       };
-      const req = request(url, { method: call.method, headers, agent: this.agent });
+      const req = request(url, { method: call.method, headers, agent: call.fresh ? false : this.agent });
+      const sentAt = performance.now();
       const onAbort = (): void => {
         settle(fail(AgentErrorCode.Aborted, 'request aborted'));
         req.destroy();
@@ -98,9 +109,18 @@ export class AgentClient {
       call.signal?.addEventListener('abort', onAbort, { once: true });
       let responded = false;
       // Once a response arrived, failures are reported by readBody (size cap, aborted body), not as Network.
-      req.on('error', (error: NodeJS.ErrnoException) =>
-        responded || settle(fail(AgentErrorCode.Network, error.message, undefined, undefined, error.code)),
-      );
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (responded) return;
+        if (!call.fresh && isStaleSocket(req.reusedSocket, error, sentAt) && finish()) {
+          // The agent closed this idle keep-alive socket as we picked it (it restarted, drained or timed it out)
+          // and the peer reset our write at once, so it never processed the request. Retry once on a new
+          // connection; a dead agent then gives ECONNREFUSED, which callers treat as "not delivered" (C-K8S-7).
+          // Node documents this retry for `reusedSocket`; docs/server.md, "Agent connections".
+          this.call<T>({ ...call, fresh: true }).then(resolve, reject);
+          return;
+        }
+        settle(fail(AgentErrorCode.Network, error.message, undefined, undefined, error.code));
+      });
       req.on('response', (res) => {
         responded = true;
         readBody(res, this.maxResponseBytes).then(
@@ -111,6 +131,10 @@ export class AgentClient {
       req.end(payload);
     });
   }
+}
+
+function isStaleSocket(reused: boolean, error: NodeJS.ErrnoException, sentAt: number): boolean {
+  return reused && STALE_SOCKET_ERRORS.has(error.code ?? '') && performance.now() - sentAt < STALE_SOCKET_WINDOW_MS;
 }
 
 type Fail = (code: AgentErrorCode, detail: string, status?: number, agentMessage?: string) => AgentError;
