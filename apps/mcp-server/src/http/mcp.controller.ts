@@ -1,13 +1,13 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Controller, Delete, Get, Patch, Post, Put, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { McpServerFactory } from '../mcp/mcp-server.factory.js';
 import { jsonRpcErrorBody } from './request-guard.js';
+import { StatelessHttpTransport } from './stateless-http-transport.js';
 
 /**
- * `POST /mcp` (C-MCP-8): stateless streamable HTTP — one `Server` and one transport per request (the SDK's
- * stateless transport refuses reuse), the body Fastify already parsed, both closed when the response closes.
- * Closing also aborts running handlers, so a dropped connection cancels the command (C-MCP-9).
+ * `POST /mcp` (C-MCP-8): stateless streamable HTTP — one `Server` and one transport per request, the body
+ * Fastify already parsed, both closed when the response closes. Closing also aborts running handlers, so a
+ * dropped connection cancels the command (C-MCP-9).
  */
 @Controller('mcp')
 export class McpController {
@@ -16,14 +16,14 @@ export class McpController {
   @Post()
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const server = this.factory.create({ sessionId: firstValue(request.headers['x-session-id']) });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    const transport = new StatelessHttpTransport(reply.raw);
     reply.raw.on('close', () => {
       void transport.close();
       void server.close();
     });
     await this.factory.connect(server, transport);
     reply.hijack();
-    await transport.handleRequest(request.raw, reply.raw, request.body);
+    transport.handle({ headers: request.headers, url: requestUrl(request), body: request.body });
   }
 
   // Stateless: no standalone SSE stream and no session to delete (stack-notes B.1; Go answered 405 too).
@@ -50,6 +50,15 @@ export class McpController {
 
 function methodNotAllowed(reply: FastifyReply): void {
   void reply.code(405).header('allow', 'POST').header('content-type', 'application/json').send(jsonRpcErrorBody('Method not allowed.'));
+}
+
+/** `requestInfo.url` for handlers; a Host header URL cannot hold (the guard let it through) falls back to loopback. */
+function requestUrl(request: FastifyRequest): URL {
+  try {
+    return new URL(request.url, `http://${request.host}`);
+  } catch {
+    return new URL(request.url, 'http://localhost');
+  }
 }
 
 function firstValue(value: string | string[] | undefined): string | undefined {

@@ -58,8 +58,8 @@ export function guardRequest(request: GuardRequest, policy: GuardPolicy): GuardR
 }
 
 /** The SDK's error body shape for transport-level refusals (stack-notes B.1). */
-export function jsonRpcErrorBody(message: string): string {
-  return JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+export function jsonRpcErrorBody(message: string, code = -32000): string {
+  return JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 function hostAllowed(hostname: string, allowed: AllowedHosts): boolean {

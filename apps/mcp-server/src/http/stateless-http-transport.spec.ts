@@ -1,0 +1,148 @@
+import { createServer, request, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StatelessHttpTransport } from './stateless-http-transport.js';
+
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+type Extra = Parameters<Parameters<Server['setRequestHandler']>[1]>[1];
+
+interface Harness {
+  url: string;
+  /** Extra info each `tools/call` handler saw, and whether its signal was aborted by the end. */
+  calls: { extra: Extra; aborted: () => boolean }[];
+  notifications: string[];
+  closed: number;
+}
+
+let http: HttpServer | undefined;
+
+/** A real SDK Server per POST behind a plain node:http server, the way the controller wires it. */
+async function serve(options: { keepAliveMs?: number; toolDelayMs?: number } = {}): Promise<Harness> {
+  const harness: Harness = { url: '', calls: [], notifications: [], closed: 0 };
+  http = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    req.on('end', () => {
+      const server = new Server({ name: 't', version: '1' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
+      server.setRequestHandler(CallToolRequestSchema, async (call, extra: Extra) => {
+        harness.calls.push({ extra, aborted: () => extra.signal.aborted });
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: 1, progress: 1 } } as never);
+        await new Promise((resolve) => setTimeout(resolve, options.toolDelayMs ?? 0));
+        return { content: [{ type: 'text', text: `ran ${String(call.params.arguments?.n)}` }] };
+      });
+      server.fallbackNotificationHandler = async (n) => void harness.notifications.push(n.method);
+      const transport = new StatelessHttpTransport(res, { keepAliveMs: options.keepAliveMs });
+      transport.onclose = () => (harness.closed += 1);
+      res.on('close', () => void server.close());
+      void server.connect(transport).then(() => {
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // handed over as a string, like Fastify's text/plain parser
+        }
+        transport.handle({ headers: req.headers, url: new URL(req.url ?? '/', 'http://127.0.0.1'), body });
+      });
+    });
+  });
+  await new Promise<void>((resolve) => http!.listen(0, '127.0.0.1', resolve));
+  harness.url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  return harness;
+}
+
+interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** ms from sending until the status line arrived / until the end. */
+  headersAt: number;
+  endedAt: number;
+}
+
+function post(url: string, body: unknown, headers: Record<string, string> = HEADERS, abortAfterMs?: number): Promise<Reply> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers }, (res) => {
+      const headersAt = performance.now() - started;
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text, headersAt, endedAt: performance.now() - started }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(typeof body === 'string' ? body : JSON.stringify(body));
+    if (abortAfterMs !== undefined) setTimeout(() => req.destroy(), abortAfterMs);
+  });
+}
+
+const call = (id: number, n = id) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x', arguments: { n } } });
+const events = (body: string) => body.split('\n\n').filter((e) => e.startsWith('event: message\ndata: ')).map((e) => JSON.parse(e.slice(21)));
+
+afterEach(async () => {
+  http?.closeAllConnections();
+  await new Promise<void>((resolve) => (http ? http.close(() => resolve()) : resolve()));
+  http = undefined;
+});
+
+describe(StatelessHttpTransport.name, () => {
+  it.each([
+    ['Accept without text/event-stream', '', { ...HEADERS, accept: 'application/json' }, 406, -32000, /^Not Acceptable/],
+    ['a text/plain body', '', { ...HEADERS, 'content-type': 'text/plain' }, 415, -32000, /^Unsupported Media Type/],
+    ['a body that is not JSON-RPC', { hello: 1 }, HEADERS, 400, -32700, /^Parse error: Invalid JSON-RPC message/],
+    ['a batch over 100 messages', Array.from({ length: 101 }, (_, i) => call(i)), HEADERS, 400, -32600, /Batch must not exceed 100/],
+    ['initialize with another message', [{ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }, call(2)], HEADERS, 400, -32600, /Only one initialization/],
+    ['an unsupported protocol version', call(1), { ...HEADERS, 'mcp-protocol-version': '1999-01-01' }, 400, -32000, /Unsupported protocol version: 1999-01-01/],
+  ])('refuses %s with the SDK status and JSON-RPC error', async (_what, body, headers, status, code, message) => {
+    const harness = await serve();
+    const reply = await post(harness.url, body, headers);
+    expect(reply.status).toBe(status);
+    expect(reply.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(reply.body)).toEqual({ jsonrpc: '2.0', id: null, error: { code, message: expect.stringMatching(message) } });
+    expect(harness.calls).toHaveLength(0);
+  });
+
+  it('accepts notifications with 202 and no body, and delivers them', async () => {
+    const harness = await serve();
+    const reply = await post(harness.url, { jsonrpc: '2.0', method: 'notifications/test' });
+    expect(reply).toMatchObject({ status: 202, body: '' });
+    expect(harness.notifications).toEqual(['notifications/test']);
+  });
+
+  it('answers a request on an SSE stream: related notifications first, then the result, then the end', async () => {
+    const harness = await serve();
+    const reply = await post(harness.url, call(7), { ...HEADERS, 'mcp-protocol-version': '2025-06-18', 'x-session-id': 's1' });
+    expect(reply.status).toBe(200);
+    expect(reply.headers).toMatchObject({ 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform' });
+    expect(events(reply.body)).toEqual([
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } },
+      { jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'ran 7' }] } },
+    ]);
+    expect(harness.calls[0]?.extra.requestInfo?.headers['x-session-id']).toBe('s1');
+    expect(harness.closed).toBe(1);
+  });
+
+  it('keeps the stream open until every request of a batch is answered', async () => {
+    const harness = await serve({ toolDelayMs: 20 });
+    const reply = await post(harness.url, [call(1), call(2), { jsonrpc: '2.0', id: 3, method: 'tools/list' }]);
+    const results = events(reply.body).filter((m) => 'id' in m);
+    expect(results.map((m) => m.id).sort()).toEqual([1, 2, 3]);
+  });
+
+  it('sends the headers within 50 ms of a call that is still running, and SSE comments as keep-alive', async () => {
+    const harness = await serve({ toolDelayMs: 400, keepAliveMs: 100 });
+    const reply = await post(harness.url, call(1));
+    expect(reply.headersAt).toBeLessThan(reply.endedAt - 200);
+    expect(reply.body.match(/^: keepalive$/gm)?.length).toBeGreaterThanOrEqual(2);
+    expect(events(reply.body).at(-1)).toMatchObject({ id: 1 });
+  });
+
+  it('a dropped connection closes the transport and aborts the running handler', async () => {
+    const harness = await serve({ toolDelayMs: 2000 });
+    await expect(post(harness.url, call(1), HEADERS, 150)).rejects.toThrow();
+    await expect.poll(() => harness.closed, { timeout: 2000 }).toBe(1);
+    expect(harness.calls[0]?.aborted()).toBe(true);
+  });
+});
