@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { writeSync } from 'node:fs';
+import { chmodSync, lstatSync, unlinkSync, writeSync } from 'node:fs';
 import { AGENT_MAX_BODY_BYTES } from '@cli-mcp/agent-client';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -42,18 +42,36 @@ export async function startAgent(config: AgentConfig): Promise<void> {
   app.useGlobalFilters(new AgentExceptionFilter(log));
   lifecycle.attach(app);
 
+  if (config.socketPath !== undefined) {
+    removeStaleSocket(config.socketPath);
+    await app.listen({ path: config.socketPath });
+    // Only the agent's own user may connect (the server runs as that user).
+    chmodSync(config.socketPath, 0o600);
+    log.info({ listening: `unix:${config.socketPath}` }, 'listening');
+    if (config.readyFd !== undefined) announce(config.readyFd, 'unix', log);
+    return;
+  }
   await app.listen(config.port, config.host);
   const address = fastify.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   log.info({ listening: `http://${host}:${port}` }, 'listening');
-  if (config.readyFd !== undefined) announcePort(config.readyFd, port, log);
+  if (config.readyFd !== undefined) announce(config.readyFd, String(port), log);
+}
+
+/** A socket file left by an earlier agent (crash, restart) would make listen fail with EADDRINUSE. */
+function removeStaleSocket(path: string): void {
+  try {
+    if (lstatSync(path).isSocket()) unlinkSync(path);
+  } catch {
+    // absent: nothing to remove
+  }
 }
 
 /** SANDBOX_READY_FD: the local backend learns the (possibly ephemeral) port without parsing logs. */
-function announcePort(fd: number, port: number, log: ReturnType<typeof createAgentLog>): void {
+function announce(fd: number, line: string, log: ReturnType<typeof createAgentLog>): void {
   try {
-    writeSync(fd, `${port}\n`);
+    writeSync(fd, `${line}\n`);
   } catch (err) {
     log.warn({ fd, code: (err as NodeJS.ErrnoException).code }, 'cannot write the port to SANDBOX_READY_FD');
   }

@@ -1,5 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentClient } from './agent-client.js';
 import { AgentError, AgentErrorCode } from './agent-error.js';
@@ -144,6 +147,17 @@ describe(AgentClient.name, () => {
     const { url } = await serve(() => undefined);
     await expect(slow.health(url)).rejects.toMatchObject({ code: AgentErrorCode.Network, message: expect.stringContaining('no response within 50 ms') });
     slow.close();
+  });
+
+  it('talks to an agent on a Unix socket named unix:<path>, and reports a missing socket as ENOENT', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-client-'));
+    const socketPath = join(dir, 'agent.sock');
+    server = createServer((req, res) => json(res, 200, { ...okExec, stdout: `${req.method} ${req.url}` }));
+    await new Promise<void>((resolve) => server!.listen(socketPath, resolve));
+    expect((await client.exec(`unix:${socketPath}`, 't', { command: 'true' })).stdout).toBe('POST /exec');
+    const missing = await client.health(`unix:${join(dir, 'gone.sock')}`).catch((e: unknown) => e);
+    expect(missing).toMatchObject({ code: AgentErrorCode.Network, errno: 'ENOENT', message: expect.stringContaining(`unix:${dir}/gone.sock/health`) });
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('keeps tokens apart across 20 concurrent calls', async () => {

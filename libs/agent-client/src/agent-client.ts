@@ -1,4 +1,5 @@
-import { Agent, request, type IncomingMessage } from 'node:http';
+import { Agent, request, type IncomingMessage, type RequestOptions } from 'node:http';
+import { urlToHttpOptions } from 'node:url';
 import { AgentError, AgentErrorCode, type AgentOperation } from './agent-error.js';
 import type { AssignRequest, CancelRequest, CancelResponse, ExecRequest, ExecResponse, HealthResponse } from './wire.js';
 
@@ -94,7 +95,7 @@ export class AgentClient {
         if (error) reject(error);
         else resolve(value as T);
       };
-      const req = request(url, { method: call.method, headers, agent: call.fresh ? false : this.agent });
+      const req = request({ ...target(call.baseUrl, call.path), method: call.method, headers, agent: call.fresh ? false : this.agent });
       const sentAt = performance.now();
       const onAbort = (): void => {
         settle(fail(AgentErrorCode.Aborted, 'request aborted'));
@@ -131,6 +132,14 @@ export class AgentClient {
       req.end(payload);
     });
   }
+}
+
+/** Local agents without network listen on a Unix socket, named `unix:<absolute path>`; others by `http://…`. */
+export const UNIX_URL_PREFIX = 'unix:';
+
+function target(baseUrl: string, path: string): RequestOptions {
+  if (baseUrl.startsWith(UNIX_URL_PREFIX)) return { socketPath: baseUrl.slice(UNIX_URL_PREFIX.length), path, host: 'localhost' };
+  return urlToHttpOptions(new URL(`${baseUrl}${path}`));
 }
 
 function isStaleSocket(reused: boolean, error: NodeJS.ErrnoException, sentAt: number): boolean {

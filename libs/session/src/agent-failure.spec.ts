@@ -8,7 +8,7 @@ const status = (code: number, message: string): AgentError =>
   new AgentError(AgentErrorCode.Status, 'execute', url, `unexpected status ${code}`, code, message);
 
 describe(classifyAgentFailure.name, () => {
-  it.each(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL'])('treats connect-time %s as not delivered', (errno) => {
+  it.each(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ENOENT'])('treats connect-time %s as not delivered', (errno) => {
     expect(classifyAgentFailure(network(errno))).toBe('not-delivered');
   });
 

@@ -14,8 +14,9 @@ export type AgentFailureKind = 'aborted' | 'not-delivered' | 'not-assigned' | 'n
 export const AGENT_NOT_ASSIGNED_MESSAGE = 'agent not assigned';
 export const AGENT_SHUTTING_DOWN_MESSAGE = 'agent shutting down';
 
-// Connect-time failures: the request never reached an agent, so the command cannot have run.
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+// Connect-time failures: the request never reached an agent, so the command cannot have run. ENOENT: a Unix
+// socket path with no agent behind it (local sandboxes without network).
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ENOENT']);
 
 export function classifyAgentFailure(error: unknown): AgentFailureKind {
   if (!(error instanceof AgentError)) return 'unknown';

@@ -25,8 +25,9 @@ export class FakeProcess implements AgentProcess {
     return this.exitSeen;
   }
 
+  /** Like the agent: `<port>`, or `unix` when told to listen on a socket. */
   becomeReady(port: number): void {
-    this.ready.resolve(`${port}`);
+    this.ready.resolve(this.spec.env.SANDBOX_AGENT_SOCKET ? 'unix' : `${port}`);
   }
 
   /** The process ends by itself (crash). */

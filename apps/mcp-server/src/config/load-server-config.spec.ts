@@ -289,9 +289,10 @@ describe(loadServerConfig.name, () => {
     expect(empty).toBe('--hmac-key-file (env CLI_MCP_HMAC_KEY_FILE): HMAC key file is empty or whitespace-only: /etc/cli-mcp/empty');
   });
 
-  it('refuses --local-network none (not supported by the local backend yet) and a warm pool beyond --max-sessions', async () => {
-    expect(await problems(['--local-network', 'none'])).toEqual([
-      '--local-network (env CLI_MCP_LOCAL_NETWORK): none is not supported by the local backend yet (agents are reached over loopback TCP); use host',
+  it('takes --local-network none, refuses it without bubblewrap, and refuses a warm pool beyond --max-sessions', async () => {
+    expect((await config(['--local-network', 'none'])).local).toMatchObject({ network: 'none', isolation: 'auto' });
+    expect(await problems(['--local-network', 'none', '--local-isolation', 'none'])).toEqual([
+      '--local-network (env CLI_MCP_LOCAL_NETWORK) none needs bubblewrap: use --local-isolation (env CLI_MCP_LOCAL_ISOLATION) auto or bwrap',
     ]);
     expect(await problems(['--max-sessions', '2', '--warm-pool-size', '3'])).toEqual([
       '--warm-pool-size (env CLI_MCP_WARM_POOL_SIZE) (3) must not exceed --max-sessions (env CLI_MCP_MAX_SESSIONS) (2)',

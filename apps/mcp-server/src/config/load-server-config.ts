@@ -81,10 +81,9 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
 
   const isolation = flags.oneOf('local-isolation', ['auto', 'bwrap', 'none'], 'auto');
   const network = flags.oneOf('local-network', ['host', 'none'], 'host');
-  if (network === 'none') {
-    // The server reaches each agent over TCP loopback, which a separate network namespace hides
-    // (docs/local-backend.md, "Network").
-    flags.invalid('local-network', 'none is not supported by the local backend yet (agents are reached over loopback TCP); use host');
+  if (backend === 'local' && network === 'none' && isolation === 'none') {
+    // Only bubblewrap can give a sandbox its own empty network namespace (docs/local-backend.md, "Network").
+    flags.fail(`${flags.label('local-network')} none needs bubblewrap: use ${flags.label('local-isolation')} auto or bwrap`);
   }
   const maxSessions = flags.integer('max-sessions', { min: 1, max: 10_000 }, 32);
   const warmPoolSize = flags.integer('warm-pool-size', { min: 0, max: 10_000 }, 0);

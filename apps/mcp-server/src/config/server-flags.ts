@@ -33,7 +33,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
 
   { group: LOCAL, name: 'state-dir', valueName: 'path', defaultText: '$XDG_STATE_HOME/cli-mcp-server or ~/.local/state/cli-mcp-server', description: 'Directory for the generated HMAC key and local sandboxes\' state.' },
   { group: LOCAL, name: 'local-isolation', valueName: 'auto|bwrap|none', default: 'auto', description: 'Sandbox isolation: bubblewrap when available (auto), required (bwrap), or plain processes (none).' },
-  { group: LOCAL, name: 'local-network', valueName: 'host|none', default: 'host', description: 'Network of local sandboxes. Only host works today; none is reserved (it needs an agent transport that is not TCP).' },
+  { group: LOCAL, name: 'local-network', valueName: 'host|none', default: 'host', description: 'Network of local sandboxes: host (shared with the server) or none (own empty network namespace, needs bubblewrap; the agent is reached over a Unix socket).' },
   { group: LOCAL, name: 'max-sessions', valueName: 'n', default: '32', description: 'Most sandboxes alive at once; a new session beyond it is refused.' },
   { group: LOCAL, name: 'idle-timeout', valueName: 'duration', default: '30m', description: 'A sandbox unused this long is removed (kubernetes: drives the controller).' },
   { group: LOCAL, name: 'warm-pool-size', valueName: 'n', default: '0', description: 'Sandboxes started ahead of demand (kubernetes: drives the controller).' },

@@ -14,7 +14,7 @@ describe(loadAgentConfig.name, () => {
     expect(r.config).toMatchObject({
       authToken: undefined, port: 8090, host: '0.0.0.0', workdir: dir, outputDir: join(dir, '.cli-mcp'), shell: 'bash',
       defaultTimeoutSeconds: 60, maxTimeoutSeconds: 300, outputBufferBytes: 262_144, killGraceMs: 500, logLevel: 'info',
-      readyFd: undefined, exitWithParent: false,
+      readyFd: undefined, exitWithParent: false, socketPath: undefined,
       spill: { thresholdBytes: 16_384, maxFileBytes: 268_435_456, maxCommands: 20, maxTotalBytes: 536_870_912 },
     });
   });
@@ -32,6 +32,14 @@ describe(loadAgentConfig.name, () => {
       maxTimeoutSeconds: 10, outputBufferBytes: 4096, killGraceMs: 0, logLevel: 'debug', readyFd: 3, exitWithParent: true,
       spill: { thresholdBytes: 2048, maxFileBytes: 9, maxCommands: 3, maxTotalBytes: 99 },
     });
+  });
+
+  it('reads SANDBOX_AGENT_SOCKET and refuses a relative or over-long socket path', () => {
+    expect(loadAgentConfig({ SANDBOX_AGENT_SOCKET: '/run/agent.sock' }, dir)).toMatchObject({ ok: true, config: { socketPath: '/run/agent.sock' } });
+    const relative = loadAgentConfig({ SANDBOX_AGENT_SOCKET: 'agent.sock' }, dir);
+    expect(relative).toEqual({ ok: false, problems: ['SANDBOX_AGENT_SOCKET: must be an absolute path (got "agent.sock")'] });
+    const long = loadAgentConfig({ SANDBOX_AGENT_SOCKET: `/${'s'.repeat(107)}` }, dir);
+    expect(long).toEqual({ ok: false, problems: ['SANDBOX_AGENT_SOCKET: must be at most 107 bytes long'] });
   });
 
   it('resolves a relative output directory against the workdir', () => {

@@ -19,6 +19,8 @@ export interface AgentConfig {
   authToken: string | undefined;
   port: number;
   host: string;
+  /** `SANDBOX_AGENT_SOCKET`: listen on this Unix socket instead of TCP (local sandboxes without network). */
+  socketPath: string | undefined;
   /** Initial working directory of the shell. */
   workdir: string;
   /** Where full outputs and the background log go; null when disabled (`SANDBOX_OUTPUT_DIR=off`). */
@@ -53,6 +55,7 @@ export const CONFIG_HELP: ReadonlyArray<readonly [name: string, fallback: string
   ['SANDBOX_AUTH_TOKEN', '(unset)', 'bearer token; set → start assigned, unset → wait for POST /assign'],
   ['SANDBOX_AGENT_PORT', '8090', 'TCP port; 0 picks a free port'],
   ['SANDBOX_AGENT_HOST', '0.0.0.0', 'listen address'],
+  ['SANDBOX_AGENT_SOCKET', '(unset)', 'absolute path of a Unix socket to listen on instead of TCP (host and port are then unused)'],
   ['SANDBOX_WORKDIR', '(current directory)', 'initial working directory of the shell'],
   ['SANDBOX_OUTPUT_DIR', '<workdir>/.cli-mcp', 'full outputs of large commands and the background log; "off" disables'],
   ['SANDBOX_SHELL', 'bash', 'bash binary, name or path (started as `<shell> --norc --noprofile`; bash ≥ 4.1 required)'],
@@ -65,7 +68,7 @@ export const CONFIG_HELP: ReadonlyArray<readonly [name: string, fallback: string
   ['SANDBOX_SPILL_MAX_TOTAL_BYTES', '536870912', 'total size of saved outputs kept'],
   ['SANDBOX_KILL_GRACE_MS', '500', 'SIGTERM → SIGKILL grace when a command times out or is cancelled'],
   ['SANDBOX_LOG_LEVEL', 'info', `one of ${LOG_LEVELS.join(', ')} (JSON logs on stderr)`],
-  ['SANDBOX_READY_FD', '(unset)', 'file descriptor that receives "<port>\\n" once listening'],
+  ['SANDBOX_READY_FD', '(unset)', 'file descriptor that receives "<port>\\n" (or "unix\\n" with SANDBOX_AGENT_SOCKET) once listening'],
   ['SANDBOX_EXIT_WITH_PARENT', '0', '1 → exit (killing the shell) when the parent process dies'],
 ];
 
@@ -81,6 +84,7 @@ export function loadAgentConfig(env: Env = process.env, cwd: string = process.cw
   const problems = new EnvProblems();
   const port = readInteger(env, problems, 'SANDBOX_AGENT_PORT', 8090, 0, 65535);
   const host = rawValue(env, 'SANDBOX_AGENT_HOST')?.trim() || '0.0.0.0';
+  const socketPath = readSocketPath(env, problems);
   const workdir = readWorkdir(env, problems, cwd);
   const outputDir = readOutputDir(env, workdir);
   const maxTimeoutSeconds = readInteger(env, problems, 'SANDBOX_MAX_TIMEOUT_SECONDS', 300, 1, 86_400);
@@ -111,12 +115,23 @@ export function loadAgentConfig(env: Env = process.env, cwd: string = process.cw
     ok: true,
     config: {
       authToken: rawValue(env, 'SANDBOX_AUTH_TOKEN'),
-      port, host, workdir, outputDir, shell,
+      port, host, socketPath, workdir, outputDir, shell,
       shellEnv: buildShellEnv(env),
       defaultTimeoutSeconds, maxTimeoutSeconds, outputBufferBytes, spill,
       killGraceMs, killSettleMs: 300, logLevel, readyFd, exitWithParent,
     },
   };
+}
+
+/** Linux keeps at most 107 bytes of a socket path (sun_path). */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+function readSocketPath(env: Env, problems: EnvProblems): string | undefined {
+  const raw = rawValue(env, 'SANDBOX_AGENT_SOCKET');
+  if (raw === undefined) return undefined;
+  if (!isAbsolute(raw)) problems.add('SANDBOX_AGENT_SOCKET', 'must be an absolute path', raw);
+  else if (Buffer.byteLength(raw) > MAX_SOCKET_PATH_BYTES) problems.add('SANDBOX_AGENT_SOCKET', `must be at most ${MAX_SOCKET_PATH_BYTES} bytes long`);
+  return raw;
 }
 
 function readWorkdir(env: Env, problems: EnvProblems, cwd: string): string {

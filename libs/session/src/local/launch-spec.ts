@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import type { RootEntry } from './host-fs.js';
+import type { AgentEndpoint } from './agent-endpoint.js';
 import type { LaunchSpec } from './process-launcher.js';
 
 /** PATH inside sandboxes: system directories only, never the server's PATH (C-AUTH-2: no server env leaks). */
@@ -18,6 +19,8 @@ export interface AgentEnvInput {
   token?: string;
   hostEnv: Record<string, string | undefined>;
   extraEnv?: Record<string, string>;
+  /** How the agent listens (agent-endpoint.ts): e.g. `SANDBOX_AGENT_SOCKET`. */
+  endpointEnv?: Readonly<Record<string, string>>;
 }
 
 /** The agent's complete environment, built from an allow-list. */
@@ -41,7 +44,7 @@ export function buildAgentEnv(input: AgentEnvInput): Record<string, string> {
     SANDBOX_EXIT_WITH_PARENT: '1',
     // The agent logs JSON to stderr, which the backend only keeps a tail of for crash reports.
     SANDBOX_LOG_LEVEL: 'warn',
-  });
+  }, input.endpointEnv);
   if (input.token !== undefined) env.SANDBOX_AUTH_TOKEN = input.token;
   return env;
 }
@@ -65,10 +68,10 @@ const FRESH_ROOT_ENTRIES = new Set(['proc', 'dev', 'tmp', 'workspace']);
 /**
  * bwrap arguments (docs/local-backend.md "Isolation"): new pid/ipc/uts namespaces and session, no capabilities,
  * a read-only copy of `/` (entry by entry, so `/workspace` can be created), private /dev, /proc and /tmp, the
- * private places masked, the workspace bound read-write at /workspace, then `/` remounted read-only. The host
- * network is kept: the server reaches the agent over TCP loopback.
+ * private places masked, the workspace bound read-write at /workspace, the endpoint's arguments (with
+ * `--local-network none`: a network namespace and the socket directory), then `/` remounted read-only.
  */
-export function buildBwrapArgs(plan: BwrapPlan, workspaceHostDir: string): string[] {
+export function buildBwrapArgs(plan: BwrapPlan, workspaceHostDir: string, endpointArgs: readonly string[] = []): string[] {
   const args = [
     '--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--hostname', 'cli-mcp-sandbox',
     '--new-session', '--cap-drop', 'ALL',
@@ -89,7 +92,7 @@ export function buildBwrapArgs(plan: BwrapPlan, workspaceHostDir: string): strin
   }
   for (const dir of usable(plan.maskLast)) args.push('--tmpfs', dir);
   for (const file of plan.hideFiles) args.push('--ro-bind', '/dev/null', file);
-  args.push('--bind', workspaceHostDir, SANDBOX_WORKSPACE, '--remount-ro', '/', '--chdir', SANDBOX_WORKSPACE);
+  args.push('--bind', workspaceHostDir, SANDBOX_WORKSPACE, ...endpointArgs, '--remount-ro', '/', '--chdir', SANDBOX_WORKSPACE);
   return args;
 }
 
@@ -102,21 +105,26 @@ export interface LaunchInput {
   hostEnv: Record<string, string | undefined>;
   extraEnv?: Record<string, string>;
   bwrap?: BwrapPlan;
+  endpoint?: Pick<AgentEndpoint, 'env' | 'bwrapArgs'>;
 }
 
 export function buildLaunchSpec(input: LaunchInput): LaunchSpec {
   if (input.isolation === 'none') {
-    const env = buildAgentEnv({ workdir: input.workspaceHostDir, token: input.token, hostEnv: input.hostEnv, extraEnv: input.extraEnv });
+    const env = buildAgentEnv({ ...envInput(input), workdir: input.workspaceHostDir });
     return { command: input.nodePath, args: [input.agentEntry], env, cwd: input.workspaceHostDir };
   }
   if (!input.bwrap) throw new Error('bwrap isolation needs a bwrap plan');
-  const env = buildAgentEnv({ workdir: SANDBOX_WORKSPACE, token: input.token, hostEnv: input.hostEnv, extraEnv: input.extraEnv });
+  const env = buildAgentEnv({ ...envInput(input), workdir: SANDBOX_WORKSPACE });
   return {
     command: input.bwrap.bwrapPath,
-    args: [...buildBwrapArgs(input.bwrap, input.workspaceHostDir), input.nodePath, input.agentEntry],
+    args: [...buildBwrapArgs(input.bwrap, input.workspaceHostDir, input.endpoint?.bwrapArgs), input.nodePath, input.agentEntry],
     env,
     cwd: input.workspaceHostDir,
   };
+}
+
+function envInput(input: LaunchInput): Omit<AgentEnvInput, 'workdir'> {
+  return { token: input.token, hostEnv: input.hostEnv, extraEnv: input.extraEnv, endpointEnv: input.endpoint?.env };
 }
 
 /** A mask of `/` (or an empty path) would hide the whole system: never emitted. */

@@ -1,5 +1,6 @@
 import type { AgentClient } from '@cli-mcp/agent-client';
 import type { Clock } from '../clock.js';
+import type { AgentEndpoints } from './agent-endpoint.js';
 import type { SessionMetrics } from '../session-metrics.js';
 import type { CommandRunner } from './command-runner.js';
 import type { HostFs } from './host-fs.js';
@@ -8,7 +9,7 @@ import type { WorkspaceStore } from './workspace-store.js';
 
 /** `auto`: bubblewrap when it is installed and works, else none (logged). */
 export type LocalIsolation = 'auto' | 'bwrap' | 'none';
-/** `none` (no network in the sandbox) is rejected: see docs/local-backend.md "Network". */
+/** `none`: each sandbox gets its own empty network namespace and a Unix-socket agent (docs/local-backend.md "Network"). */
 export type LocalNetwork = 'host' | 'none';
 
 export type SessionEndReason = 'released' | 'idle' | 'crashed';
@@ -34,6 +35,8 @@ export interface LocalBackendOptions {
   isolation?: LocalIsolation;
   /** `--local-network`; default `host`. */
   network?: LocalNetwork;
+  /** How agents listen; default from `network` (agent-endpoint.ts). A port for tests. */
+  endpoints?: AgentEndpoints;
   /** A session without activity (exec, in-flight command) this long is released; default 30 min. */
   idleTimeoutMs?: number;
   /** `--max-sessions`; default 32. Warm agents do not count. */
@@ -89,12 +92,9 @@ export function validateLocalOptions(options: LocalBackendOptions): string[] {
   if (options.isolation !== undefined && !['auto', 'bwrap', 'none'].includes(options.isolation)) {
     problems.push(`--local-isolation must be auto, bwrap or none (got ${JSON.stringify(options.isolation)})`);
   }
-  if (options.network === 'none') {
-    problems.push(
-      '--local-network=none is not supported yet: the server reaches each agent over TCP loopback, which a ' +
-        'separate network namespace hides; it needs bwrap plus a Unix-socket agent transport (see docs/local-backend.md)',
-    );
-  } else if (options.network !== undefined && options.network !== 'host') {
+  if (options.network === 'none' && options.isolation === 'none') {
+    problems.push('--local-network=none needs bubblewrap: use --local-isolation=auto or bwrap, or --local-network=host');
+  } else if (options.network !== undefined && options.network !== 'host' && options.network !== 'none') {
     problems.push(`--local-network must be host or none (got ${JSON.stringify(options.network)})`);
   }
   const positive = (value: number | undefined, flag: string, allowZero = false): void => {

@@ -41,8 +41,8 @@ describe(LocalBackend.name, () => {
   });
 
   describe('configuration', () => {
-    it('rejects --local-network=none with the reason', () => {
-      expect(() => setup({ network: 'none' })).toThrow(/--local-network=none is not supported yet: .*Unix-socket/);
+    it('rejects --local-network=none without bubblewrap, naming both flags', () => {
+      expect(() => setup({ network: 'none', isolation: 'none' })).toThrow(/--local-network=none needs bubblewrap: use --local-isolation=auto or bwrap/);
     });
 
     it('reports every problem at once', () => {

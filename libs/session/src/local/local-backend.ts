@@ -13,31 +13,19 @@ import { IdleReaper } from './idle-reaper.js';
 import { resolveIsolation } from './isolation.js';
 import { LocalHealth } from './local-health.js';
 import { BoundedSet, KeyedMutex } from './keyed-mutex.js';
+import { agentEndpoints, type AgentEndpoint, type AgentEndpoints } from './agent-endpoint.js';
 import { planBwrap } from './bwrap-plan.js';
 import { buildLaunchSpec, type BwrapPlan } from './launch-spec.js';
 import {
   LOCAL_DEFAULTS, validateLocalOptions, type LocalAgentPort, type LocalBackendLogger, type LocalBackendOptions, type LocalIsolation,
+  type LocalNetwork,
 } from './local-backend.options.js';
 import { NodeProcessLauncher } from './node-process-launcher.js';
 import { describeExit, type AgentProcess, type LaunchSpec, type ProcessLauncher } from './process-launcher.js';
-import { agentResponds, startAgent, stopAgent, type StartedAgent } from './sandbox-process.js';
+import { agentResponds, startAgentAt, stopAgent, type StartedAgent } from './sandbox-process.js';
+import type { SessionEntry, WarmAgent } from './session-entry.js';
 import { WarmPool } from './warm-pool.js';
 import { FsWorkspaceStore, type WorkspaceStore } from './workspace-store.js';
-
-interface SessionEntry {
-  sessionId: string;
-  token: string;
-  /** Host path of the workspace; survives agent crashes. */
-  workspace: string;
-  process?: AgentProcess;
-  handle?: SandboxHandle;
-  /** Set when we are stopping the agent on purpose (its exit is not a crash). */
-  stopping: boolean;
-}
-
-interface WarmAgent extends StartedAgent {
-  name: string;
-}
 
 const LOST_SESSIONS_REMEMBERED = 10_000;
 const silentLogger: LocalBackendLogger = { info: () => undefined, warn: () => undefined };
@@ -51,6 +39,8 @@ export class LocalBackend implements SandboxBackend {
   readonly agentEntry: string;
   private readonly nodePath: string;
   private readonly requestedIsolation: LocalIsolation;
+  private readonly network: LocalNetwork;
+  private readonly endpoints: AgentEndpoints;
   private readonly maxSessions: number;
   private readonly readyTimeoutMs: number;
   private readonly stopGraceMs: number;
@@ -100,6 +90,8 @@ export class LocalBackend implements SandboxBackend {
       cacheMs: LOCAL_DEFAULTS.healthCacheMs,
     });
     this.workspaces = options.workspaces ?? new FsWorkspaceStore(options.stateDir);
+    this.network = options.network ?? 'host';
+    this.endpoints = options.endpoints ?? agentEndpoints(this.network, this.workspaces.stateDir);
     this.logger = options.logger ?? silentLogger;
     this.metrics = options.metrics;
     this.reaper = new IdleReaper(this.clock, options.idleTimeoutMs ?? LOCAL_DEFAULTS.idleTimeoutMs, (id) => this.reapIdle(id));
@@ -247,8 +239,9 @@ export class LocalBackend implements SandboxBackend {
   private async prepare(): Promise<void> {
     await this.workspaces.prepare();
     this.prepared = true;
-    const isolation = await resolveIsolation(this.requestedIsolation, this.runner, this.bwrapPath);
+    const isolation = await resolveIsolation(this.requestedIsolation, this.runner, this.bwrapPath, this.network);
     this.isolationMode = isolation.mode;
+    await this.endpoints.prepare();
     if (isolation.fallbackReason) {
       this.logger.warn('local sandboxes run WITHOUT isolation (--local-isolation=auto)', { reason: isolation.fallbackReason });
     }
@@ -259,31 +252,21 @@ export class LocalBackend implements SandboxBackend {
     this.pool?.fill();
   }
 
-  private launchSpec(workspace: string, token: string | undefined): LaunchSpec {
+  private launchSpec(workspace: string, token: string | undefined, endpoint: AgentEndpoint): LaunchSpec {
+    const { hostEnv = process.env, extraEnv } = this.options;
     return buildLaunchSpec({
-      isolation: this.isolationMode ?? 'none',
-      nodePath: this.nodePath,
-      agentEntry: this.agentEntry,
-      workspaceHostDir: workspace,
-      token,
-      hostEnv: this.options.hostEnv ?? process.env,
-      extraEnv: this.options.extraEnv,
-      bwrap: this.bwrapPlan,
+      isolation: this.isolationMode ?? 'none', nodePath: this.nodePath, agentEntry: this.agentEntry,
+      workspaceHostDir: workspace, token, hostEnv, extraEnv, bwrap: this.bwrapPlan, endpoint,
     });
   }
 
   /** Starts an agent; every child is tracked from spawn on, so shutdown can never miss one (C-HTTP-4). */
-  private async launch(spec: LaunchSpec, signal: AbortSignal): Promise<StartedAgent> {
-    const tracking: ProcessLauncher = {
-      launch: (s) => {
-        const child = this.launcher.launch(s);
-        this.children.add(child);
-        void child.exited.then(() => this.children.delete(child));
-        return child;
-      },
-    };
+  private async launch(workspace: string, token: string | undefined, signal: AbortSignal): Promise<StartedAgent> {
+    const tracking: ProcessLauncher = { launch: (spec) => this.track(this.launcher.launch(spec)) };
     const started = this.clock.now();
-    const agent = await startAgent(tracking, spec, { clock: this.clock, readyTimeoutMs: this.readyTimeoutMs, signal });
+    const agent = await startAgentAt(this.endpoints, tracking, (endpoint) => this.launchSpec(workspace, token, endpoint), {
+      clock: this.clock, readyTimeoutMs: this.readyTimeoutMs, signal,
+    });
     if (this.stopping) {
       await stopAgent(agent.process, this.clock, 0);
       throw new SessionError(SessionErrorCode.ShuttingDown, 'server is shutting down');
@@ -292,8 +275,14 @@ export class LocalBackend implements SandboxBackend {
     return agent;
   }
 
+  private track(child: AgentProcess): AgentProcess {
+    this.children.add(child);
+    void child.exited.then(() => this.children.delete(child));
+    return child;
+  }
+
   private async spawnFor(entry: SessionEntry, signal: AbortSignal): Promise<void> {
-    const agent = await this.launch(this.launchSpec(entry.workspace, entry.token), signal);
+    const agent = await this.launch(entry.workspace, entry.token, signal);
     this.adopt(entry, agent, 'create');
   }
 
@@ -301,7 +290,7 @@ export class LocalBackend implements SandboxBackend {
     entry.stopping = false;
     entry.process = agent.process;
     entry.handle = {
-      sessionId: entry.sessionId, agentUrl: `http://127.0.0.1:${agent.port}`, token: entry.token,
+      sessionId: entry.sessionId, agentUrl: agent.url, token: entry.token,
       sandboxName: `pid-${agent.process.pid}`, path,
     };
     void agent.process.exited.then((exit) => {
@@ -323,7 +312,7 @@ export class LocalBackend implements SandboxBackend {
     const warm = this.pool?.take();
     if (warm && !warm.process.hasExited) {
       try {
-        await this.agent.assign(`http://127.0.0.1:${warm.port}`, entry.token, signal);
+        await this.agent.assign(warm.url, entry.token, signal);
         entry.workspace = await this.workspaces.adoptWarm(warm.name, entry.sessionId);
         this.adopt(entry, warm, 'claim');
         return true;
@@ -341,7 +330,7 @@ export class LocalBackend implements SandboxBackend {
     const name = `warm-${randomBytes(6).toString('hex')}`;
     const workspace = await this.workspaces.createWarm(name);
     try {
-      const agent = await this.launch(this.launchSpec(workspace, undefined), this.lifetime.signal);
+      const agent = await this.launch(workspace, undefined, this.lifetime.signal);
       const warm: WarmAgent = { ...agent, name };
       void agent.process.exited.then(() => {
         // Died while waiting in the pool: replace it (a claimed one is the session's business).

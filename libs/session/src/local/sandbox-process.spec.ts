@@ -2,23 +2,26 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes.js';
 import { FakeLauncher, flush } from '../../test/local-fakes.js';
 import { SessionErrorCode } from '../session-error.js';
+import { LoopbackEndpoints } from './agent-endpoint.js';
 import { startAgent, stopAgent } from './sandbox-process.js';
 
 const spec = { command: 'node', args: ['main.js'], env: {}, cwd: '/w' };
+const { urlFor } = await new LoopbackEndpoints().allocate();
+const options = (signal = new AbortController().signal) => ({ clock: new FakeClock(), readyTimeoutMs: 1000, signal, urlFor });
 
 describe('startAgent', () => {
-  it('returns the port from the ready line', async () => {
+  it('returns the agent URL for the ready line', async () => {
     const launcher = new FakeLauncher();
-    const started = await startAgent(launcher, spec, { clock: new FakeClock(), readyTimeoutMs: 1000, signal: new AbortController().signal });
-    expect(started.port).toBe(40_000);
+    const started = await startAgent(launcher, spec, options());
+    expect(started.url).toBe('http://127.0.0.1:40000');
   });
 
   it('rejects an invalid ready line and kills the process', async () => {
     const launcher = new FakeLauncher();
     launcher.autoReady = false;
-    const pending = startAgent(launcher, spec, { clock: new FakeClock(), readyTimeoutMs: 1000, signal: new AbortController().signal });
+    const pending = startAgent(launcher, spec, options());
     launcher.launched[0]!.becomeReady(70_000);
-    await expect(pending).rejects.toThrow('start sandbox: agent reported an invalid port "70000"');
+    await expect(pending).rejects.toThrow('start sandbox: agent reported an invalid endpoint "70000"');
     expect(launcher.launched[0]!.hasExited).toBe(true);
   });
 
@@ -26,7 +29,7 @@ describe('startAgent', () => {
     const launcher = new FakeLauncher();
     launcher.autoReady = false;
     const controller = new AbortController();
-    const pending = startAgent(launcher, spec, { clock: new FakeClock(), readyTimeoutMs: 1000, signal: controller.signal });
+    const pending = startAgent(launcher, spec, options(controller.signal));
     controller.abort();
     await expect(pending).rejects.toMatchObject({ code: SessionErrorCode.Cancelled });
     expect(launcher.launched[0]!.signals).toEqual(['SIGKILL']);

@@ -1,22 +1,26 @@
 import { classifyAgentFailure } from '../agent-failure.js';
 import { delay, type Clock } from '../clock.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
+import type { AgentEndpoint, AgentEndpoints } from './agent-endpoint.js';
 import type { LocalAgentPort } from './local-backend.options.js';
 import { type AgentProcess, type LaunchSpec, type ProcessLauncher } from './process-launcher.js';
 
 export interface StartedAgent {
   process: AgentProcess;
-  port: number;
+  /** `http://127.0.0.1:<port>` or `unix:<socket path>` (agent-endpoint.ts). */
+  url: string;
 }
 
 export interface StartOptions {
   clock: Clock;
   readyTimeoutMs: number;
   signal: AbortSignal;
+  /** The agent URL for its ready line, undefined when the line is not what this launch expects. */
+  urlFor: (readyLine: string) => string | undefined;
 }
 
 /**
- * Starts a sandbox process and waits for its ready line (the port), bounded by `readyTimeoutMs` and the caller's
+ * Starts a sandbox process and waits for its ready line (the port, or `unix`), bounded by `readyTimeoutMs` and the caller's
  * signal. A process that does not become ready is killed: nothing is left behind.
  */
 export async function startAgent(launcher: ProcessLauncher, spec: LaunchSpec, options: StartOptions): Promise<StartedAgent> {
@@ -34,9 +38,9 @@ export async function startAgent(launcher: ProcessLauncher, spec: LaunchSpec, op
       timedOut,
     ]);
     if (outcome.kind === 'ready') {
-      const port = Number(outcome.line);
-      if (Number.isInteger(port) && port > 0 && port < 65_536) return { process: child, port };
-      throw unavailable(`agent reported an invalid port ${JSON.stringify(outcome.line.slice(0, 32))}`);
+      const url = options.urlFor(outcome.line);
+      if (url !== undefined) return { process: child, url };
+      throw unavailable(`agent reported an invalid endpoint ${JSON.stringify(outcome.line.slice(0, 32))}`);
     }
     if (outcome.kind === 'failed') throw unavailable(`agent ${outcome.reason} before it was ready`);
     if (!outcome.fired || options.signal.aborted) throw new SessionError(SessionErrorCode.Cancelled, 'request cancelled by the client');
@@ -48,6 +52,32 @@ export async function startAgent(launcher: ProcessLauncher, spec: LaunchSpec, op
   } finally {
     options.signal.removeEventListener('abort', onAbort);
     timeout.abort();
+  }
+}
+
+/**
+ * Allocates an endpoint (agent-endpoint.ts), starts the agent on it and releases the endpoint once the process is
+ * gone — or at once when it never started.
+ */
+export async function startAgentAt(
+  endpoints: AgentEndpoints, launcher: ProcessLauncher, specFor: (endpoint: AgentEndpoint) => LaunchSpec,
+  options: Omit<StartOptions, 'urlFor'>,
+): Promise<StartedAgent> {
+  const endpoint = await endpoints.allocate();
+  let spawned = false;
+  const releasing: ProcessLauncher = {
+    launch: (spec) => {
+      const child = launcher.launch(spec);
+      spawned = true;
+      void child.exited.then(() => endpoint.release()).catch(() => undefined);
+      return child;
+    },
+  };
+  try {
+    return await startAgent(releasing, specFor(endpoint), { ...options, urlFor: endpoint.urlFor });
+  } catch (error) {
+    if (!spawned) await endpoint.release().catch(() => undefined);
+    throw error;
   }
 }
 

@@ -1,0 +1,89 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock, StrictLocalAgent } from '../../test/fakes.js';
+import { FakeHostFs, FakeLauncher, FakeRunner, FakeWorkspaces } from '../../test/local-fakes.js';
+import { LoopbackEndpoints, SANDBOX_SOCKET_DIR, UnixSocketEndpoints } from './agent-endpoint.js';
+import { LocalBackend } from './local-backend.js';
+import type { LocalBackendOptions } from './local-backend.options.js';
+
+const never = () => new AbortController().signal;
+let dir: string;
+let backend: LocalBackend | undefined;
+
+function make(overrides: Partial<LocalBackendOptions> = {}) {
+  dir = mkdtempSync(join(tmpdir(), 'net-none-'));
+  const launcher = new FakeLauncher();
+  const runner = new FakeRunner();
+  backend = new LocalBackend({
+    stateDir: '/state', hmacKey: Buffer.from('k'.repeat(32)), agentEntry: '/repo/dist/sandbox-agent/main.js', nodePath: '/usr/bin/node',
+    isolation: 'auto', network: 'none', hostHome: '/users/me', hostEnv: {}, clock: new FakeClock(), launcher, commandRunner: runner,
+    agent: new StrictLocalAgent().on('health', async () => ({ status: 'ok', assigned: true, busy: false })),
+    workspaces: new FakeWorkspaces(), hostFs: new FakeHostFs(), endpoints: new UnixSocketEndpoints(join(dir, 'sockets')),
+    ...overrides,
+  });
+  return { backend, launcher, runner };
+}
+
+afterEach(async () => {
+  await backend?.shutdown();
+  backend = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('LocalBackend with --local-network none', () => {
+  it('runs each agent in its own network namespace, listening on a Unix socket in a private directory', async () => {
+    const { backend, launcher, runner } = make();
+    const handle = await backend.acquire('s1', never());
+    expect(runner.runs[0]).toContain('--unshare-net');
+    const spec = launcher.launched[0]!.spec;
+    const args = spec.args.join(' ');
+    const socketDir = readdirSync(join(dir, 'sockets')).map((name) => join(dir, 'sockets', name));
+    expect(socketDir).toHaveLength(1);
+    expect(statSync(socketDir[0]!).mode & 0o777).toBe(0o700);
+    expect(args).toContain(`--unshare-net --bind ${socketDir[0]} ${SANDBOX_SOCKET_DIR} --remount-ro /`);
+    expect(spec.env.SANDBOX_AGENT_SOCKET).toBe(`${SANDBOX_SOCKET_DIR}/agent.sock`);
+    expect(handle.agentUrl).toBe(`unix:${socketDir[0]}/agent.sock`);
+  });
+
+  it('removes the socket directory once the agent is gone', async () => {
+    const { backend } = make();
+    await backend.acquire('s1', never());
+    const [socketDir] = readdirSync(join(dir, 'sockets'));
+    await backend.release('s1');
+    await expect.poll(() => existsSync(join(dir, 'sockets', socketDir!))).toBe(false);
+  });
+
+  it('refuses to start when bubblewrap is not usable, instead of running sandboxes with the network', async () => {
+    const { backend, launcher } = make({ commandRunner: new FakeRunner({ bwrap: { ok: false, detail: 'No permissions to create new namespace' } }) });
+    await expect(backend.start()).rejects.toThrow(/--local-network=none needs bubblewrap isolation, which is not usable here: No permissions/);
+    expect(launcher.launched).toHaveLength(0);
+  });
+});
+
+describe(UnixSocketEndpoints.name, () => {
+  it('refuses a state dir whose socket paths would exceed 107 bytes, naming --state-dir', async () => {
+    const endpoints = new UnixSocketEndpoints(`/${'d'.repeat(80)}/sockets`);
+    await expect(endpoints.prepare()).rejects.toThrow(/--state-dir \/d+ is too long for --local-network=none: .* Unix sockets allow 107/);
+  });
+
+  it('clears sockets an earlier server left, and maps only the "unix" ready line to a URL', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'net-none-'));
+    const endpoints = new UnixSocketEndpoints(join(dir, 'sockets'));
+    await endpoints.prepare();
+    const stale = await endpoints.allocate();
+    await endpoints.prepare();
+    expect(readdirSync(join(dir, 'sockets'))).toEqual([]);
+    const endpoint = await endpoints.allocate();
+    expect(endpoint.urlFor('8090')).toBeUndefined();
+    expect(endpoint.urlFor('unix')).toMatch(/^unix:\/.*\/sockets\/[0-9a-f]{16}\/agent\.sock$/);
+    await Promise.all([stale.release(), endpoint.release()]);
+  });
+});
+
+describe(LoopbackEndpoints.name, () => {
+  it.each([['40000', 'http://127.0.0.1:40000'], ['0', undefined], ['70000', undefined], ['unix', undefined]])('maps ready line %s to %s', async (line, url) => {
+    expect((await new LoopbackEndpoints().allocate()).urlFor(line)).toBe(url);
+  });
+});
