@@ -1,29 +1,23 @@
 import { request } from 'node:http';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, eventually, structuredOf } from './support/mcp-client.js';
-import { processesMatching, removeDir, startHttpServer, type ServerProcess } from './support/server-process.js';
+import { processesMatching, useHttpServer } from './support/server-process.js';
 
 /**
  * C-MCP-9: a `notifications/cancelled` and a dropped HTTP connection both stop the command in the sandbox (the
  * `sleep` process disappears from the host), and the session — shell state included — keeps working.
  */
 describe('cancellation against the built server', () => {
-  let server: ServerProcess;
   const clients: Client[] = [];
 
-  beforeAll(async () => {
-    server = await startHttpServer();
-  });
+  const server = useHttpServer();
   afterAll(async () => {
     for (const client of clients) await client.close();
-    expect(await server.stop()).toBe(0);
-    removeDir(join(server.stateDir, '..'));
   });
 
   it('stops the command on notifications/cancelled (SDK callTool signal abort); the session stays usable', async () => {
-    const client = await connectHttpClient(server.mcpUrl, 'cancel-notify');
+    const client = await connectHttpClient(server().mcpUrl, 'cancel-notify');
     clients.push(client);
     await bash(client, 'export MARK=set-before');
     const marker = 'sleep 3171';
@@ -34,15 +28,15 @@ describe('cancellation against the built server', () => {
     await expect(call).rejects.toThrow();
     await eventually(() => processesMatching(marker).length === 0, 'the sleep to be killed');
     expect(structuredOf(await bash(client, 'echo "$MARK"')).stdout).toBe('set-before');
-    expect(server.logs().some((line) => line.event === 'cancel' && line.where === 'local')).toBe(true);
+    expect(server().logs().some((line) => line.event === 'cancel' && line.where === 'local')).toBe(true);
   });
 
   it('stops the command when the HTTP connection drops; the session stays usable', async () => {
-    const client = await connectHttpClient(server.mcpUrl, 'cancel-drop');
+    const client = await connectHttpClient(server().mcpUrl, 'cancel-drop');
     clients.push(client);
     await bash(client, 'export MARK=still-here');
     const marker = 'sleep 3172';
-    const url = new URL(server.mcpUrl);
+    const url = new URL(server().mcpUrl);
     let status = 0;
     const req = request(
       {

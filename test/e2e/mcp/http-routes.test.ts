@@ -2,7 +2,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectHttpClient } from './support/mcp-client.js';
-import { descendantsOf, removeDir, startHttpServer, tempDir, type ServerProcess } from './support/server-process.js';
+import { descendantsOf, removeDir, startHttpServer, tempDir, type ServerProcess, useHttpServer } from './support/server-process.js';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
@@ -13,45 +13,38 @@ function sessionDirs(server: ServerProcess): string[] {
 }
 
 describe('HTTP routes of the built server (Go server_test inventory)', () => {
-  let server: ServerProcess;
 
-  beforeAll(async () => {
-    server = await startHttpServer();
-  });
-  afterAll(async () => {
-    expect(await server.stop()).toBe(0);
-    removeDir(join(server.stateDir, '..'));
-  });
+  const server = useHttpServer();
 
   it('GET /live → 200 {"status":"alive"}', async () => {
-    const response = await fetch(`${server.baseUrl}/live`);
+    const response = await fetch(`${server().baseUrl}/live`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: 'alive' });
   });
 
   it('GET /health → 200 when the local backend can start sandboxes', async () => {
-    const response = await fetch(`${server.baseUrl}/health`);
+    const response = await fetch(`${server().baseUrl}/health`);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ status: 'ok', info: { sessions: { status: 'up' } } });
   });
 
   it('initialize, tools/list and ping without X-Session-ID allocate nothing; exactly one tool', async () => {
-    const client = await connectHttpClient(server.mcpUrl);
+    const client = await connectHttpClient(server().mcpUrl);
     const { tools } = await client.listTools();
     await client.ping();
     await client.close();
     expect(tools.map((tool) => tool.name)).toEqual(['bash']);
     expect(client.getServerVersion()?.name).toBe('cli-mcp-server');
-    expect(sessionDirs(server)).toEqual([]);
-    expect(descendantsOf(server.pid)).toEqual([]);
-    const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
+    expect(sessionDirs(server())).toEqual([]);
+    expect(descendantsOf(server().pid)).toEqual([]);
+    const metrics = await (await fetch(`${server().baseUrl}/metrics`)).text();
     expect(metrics).toMatch(/mcp_calls_total\{server="cli-mcp-server",method="tools\/list",name="",success="true"\} [1-9]/);
     expect(metrics).not.toMatch(/cli_mcp_session_lookups_total\{/);
   });
 
   it('GET and DELETE /mcp → 405 with Allow: POST', async () => {
     for (const method of ['GET', 'DELETE']) {
-      const response = await fetch(server.mcpUrl, { method });
+      const response = await fetch(server().mcpUrl, { method });
       expect(response.status).toBe(405);
       expect(response.headers.get('allow')).toBe('POST');
     }
@@ -60,7 +53,7 @@ describe('HTTP routes of the built server (Go server_test inventory)', () => {
   it('refuses a DNS-rebinding Host with 403 and the JSON-RPC error body', async () => {
     // fetch() cannot forge Host; a raw request can.
     const { request } = await import('node:http');
-    const url = new URL(server.mcpUrl);
+    const url = new URL(server().mcpUrl);
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request({ host: url.hostname, port: url.port, path: '/mcp', method: 'POST', headers: { ...MCP_HEADERS, host: 'attacker.example:8080' } }, (res) => {
         let body = '';
@@ -76,18 +69,18 @@ describe('HTTP routes of the built server (Go server_test inventory)', () => {
 
   describe('DELETE /sessions/{id}', () => {
     it('→ 204 for an unknown session (idempotent)', async () => {
-      const response = await fetch(`${server.baseUrl}/sessions/never-used`, { method: 'DELETE' });
+      const response = await fetch(`${server().baseUrl}/sessions/never-used`, { method: 'DELETE' });
       expect(response.status).toBe(204);
     });
 
     it('→ 400 "missing session ID" for an empty id', async () => {
-      const response = await fetch(`${server.baseUrl}/sessions/`, { method: 'DELETE' });
+      const response = await fetch(`${server().baseUrl}/sessions/`, { method: 'DELETE' });
       expect(response.status).toBe(400);
       expect(await response.text()).toBe('missing session ID\n');
     });
 
     it('→ 400 "invalid session ID format" for a malformed id', async () => {
-      const response = await fetch(`${server.baseUrl}/sessions/INVALID_ID!`, { method: 'DELETE' });
+      const response = await fetch(`${server().baseUrl}/sessions/INVALID_ID!`, { method: 'DELETE' });
       expect(response.status).toBe(400);
       expect(await response.text()).toBe('invalid session ID format\n');
     });

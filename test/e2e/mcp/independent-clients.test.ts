@@ -1,8 +1,8 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, removeDir, startHttpServer, type ServerProcess } from './support/server-process.js';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, useHttpServer } from './support/server-process.js';
 
 const run = promisify(execFile);
 const hasCurl = spawnSync('curl', ['--version']).status === 0;
@@ -17,20 +17,13 @@ function sseMessages(body: string): Array<Record<string, unknown>> {
 
 /** Clients that share no code with our server: the inspector CLI (its own SDK copy) and raw curl. */
 describe('independent MCP clients against the built server', () => {
-  let server: ServerProcess;
 
-  beforeAll(async () => {
-    server = await startHttpServer();
-  });
-  afterAll(async () => {
-    expect(await server.stop()).toBe(0);
-    removeDir(join(server.stateDir, '..'));
-  });
+  const server = useHttpServer();
 
   it('@modelcontextprotocol/inspector-cli calls bash with an X-Session-ID header', async () => {
     // Run from test/: the CLI reads ../package.json relative to the cwd (stack-notes §F).
     const cli = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build/index.js');
-    const args = [cli, server.mcpUrl, '--transport', 'http', '--header', 'X-Session-ID: s-1', '--method', 'tools/call', '--tool-name', 'bash', '--tool-arg', 'command=pwd'];
+    const args = [cli, server().mcpUrl, '--transport', 'http', '--header', 'X-Session-ID: s-1', '--method', 'tools/call', '--tool-name', 'bash', '--tool-arg', 'command=pwd'];
     const { stdout } = await run(process.execPath, args, { cwd: join(REPO_ROOT, 'test'), timeout: 60_000 });
     const result = JSON.parse(stdout.slice(stdout.indexOf('{'))) as { content: Array<{ text: string }>; structuredContent: { stdout: string } };
     expect(result.structuredContent.stdout).toBe('/workspace');
@@ -39,7 +32,7 @@ describe('independent MCP clients against the built server', () => {
 
   it('@modelcontextprotocol/inspector-cli lists exactly one tool', async () => {
     const cli = join(REPO_ROOT, 'node_modules/@modelcontextprotocol/inspector-cli/build/index.js');
-    const { stdout } = await run(process.execPath, [cli, server.mcpUrl, '--transport', 'http', '--method', 'tools/list'], {
+    const { stdout } = await run(process.execPath, [cli, server().mcpUrl, '--transport', 'http', '--method', 'tools/list'], {
       cwd: join(REPO_ROOT, 'test'),
       timeout: 60_000,
     });
@@ -52,7 +45,7 @@ describe('independent MCP clients against the built server', () => {
       run(
         'curl',
         [
-          '-sS', '-N', '-X', 'POST', server.mcpUrl,
+          '-sS', '-N', '-X', 'POST', server().mcpUrl,
           '-H', 'content-type: application/json',
           '-H', 'accept: application/json, text/event-stream',
           '-H', 'mcp-protocol-version: 2025-06-18',

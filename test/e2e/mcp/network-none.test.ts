@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, structuredOf } from './support/mcp-client.js';
-import { removeDir, startHttpServer, type ServerProcess } from './support/server-process.js';
+import { useHttpServer } from './support/server-process.js';
 
 const probe = spawnSync('bwrap', ['--unshare-net', '--unshare-pid', '--ro-bind', '/', '/', 'true']);
 const skip = probe.error ? `bwrap not installed (${probe.error.message})` : probe.status !== 0 ? `bwrap does not work here: ${probe.stderr}` : undefined;
@@ -11,21 +10,18 @@ if (skip) console.warn(`[network-none e2e] skipped: ${skip}`);
 
 /** `--local-network none` through the built server and the SDK client: no network in the sandbox, not even the server. */
 describe.skipIf(skip !== undefined)('the built server with --local-network none', () => {
-  let server: ServerProcess;
   let client: Client;
 
+  const server = useHttpServer({ args: ['--local-network', 'none', '--local-isolation', 'bwrap'] });
   beforeAll(async () => {
-    server = await startHttpServer({ args: ['--local-network', 'none', '--local-isolation', 'bwrap'] });
-    client = await connectHttpClient(server.mcpUrl, 'no-net');
+    client = await connectHttpClient(server().mcpUrl, 'no-net');
   });
   afterAll(async () => {
     await client?.close();
-    expect(await server.stop()).toBe(0);
-    removeDir(join(server.stateDir, '..'));
   });
 
   it('runs commands with shell state, but cannot reach the MCP server it is served by', async () => {
-    const port = new URL(server.mcpUrl).port;
+    const port = new URL(server().mcpUrl).port;
     await bash(client, 'export MARK=ok');
     const result = structuredOf(await bash(client, `echo "$MARK"; (exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null || echo unreachable`));
     expect(result.stdout).toBe('ok\nunreachable');

@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, structuredOf, textOf } from './support/mcp-client.js';
-import { removeDir, startHttpServer, type ServerProcess } from './support/server-process.js';
+import { useHttpServer } from './support/server-process.js';
 
 async function rpcError(promise: Promise<unknown>): Promise<McpError> {
   const error = await promise.then(
@@ -15,21 +14,16 @@ async function rpcError(promise: Promise<unknown>): Promise<McpError> {
 }
 
 describe('SDK Client over streamable HTTP against the built server', () => {
-  let server: ServerProcess;
   const clients: Client[] = [];
   const client = async (sessionId?: string): Promise<Client> => {
-    const connected = await connectHttpClient(server.mcpUrl, sessionId);
+    const connected = await connectHttpClient(server().mcpUrl, sessionId);
     clients.push(connected);
     return connected;
   };
 
-  beforeAll(async () => {
-    server = await startHttpServer();
-  });
+  const server = useHttpServer();
   afterAll(async () => {
     for (const connected of clients) await connected.close();
-    expect(await server.stop()).toBe(0);
-    removeDir(join(server.stateDir, '..'));
   });
 
   it('keeps cwd, env and files across calls of one session (C-AG-5)', async () => {
@@ -43,7 +37,7 @@ describe('SDK Client over streamable HTTP against the built server', () => {
 
   it('runs the command of a new client of the same session even though its JSON-RPC ids restart (no stale result)', async () => {
     // TARSy reconnects with a fresh MCP client after a transport error: ids start again at 0, 1 … (field-anchors §1.1).
-    const first = await connectHttpClient(server.mcpUrl, 'reconnect-1');
+    const first = await connectHttpClient(server().mcpUrl, 'reconnect-1');
     expect(structuredOf(await bash(first, 'echo first')).stdout).toBe('first');
     await first.close();
     const second = await client('reconnect-1');
@@ -77,7 +71,7 @@ describe('SDK Client over streamable HTTP against the built server', () => {
   it('DELETE /sessions/{id} ends the session: the next call starts a fresh sandbox', async () => {
     const c = await client('ended-1');
     await bash(c, 'echo keep > /workspace/marker; export KEEP=1');
-    expect((await fetch(`${server.baseUrl}/sessions/ended-1`, { method: 'DELETE' })).status).toBe(204);
+    expect((await fetch(`${server().baseUrl}/sessions/ended-1`, { method: 'DELETE' })).status).toBe(204);
     const after = structuredOf(await bash(c, 'echo "${KEEP:-unset}"; cat /workspace/marker 2>&1 || true'));
     expect(after.stdout).toMatch(/^unset\n.*No such file/s);
   });

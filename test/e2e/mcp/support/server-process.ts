@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 /** Repository root (this file is test/e2e/mcp/support/…). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -176,6 +177,27 @@ export function agentsOf(stateDir: string): number[] {
       return false;
     }
   });
+}
+
+/**
+ * One built server for the enclosing describe block: started before its tests, stopped after them (it must exit
+ * 0) with its state dir removed. Hooks the block registers later run before the stop (vitest runs after-hooks
+ * as a stack), so clients can be closed first.
+ */
+export function useHttpServer(options: StartOptions = {}): () => ServerProcess {
+  let server: ServerProcess | undefined;
+  beforeAll(async () => {
+    server = await startHttpServer(options);
+  });
+  afterAll(async () => {
+    if (!server) return;
+    expect(await server.stop()).toBe(0);
+    removeDir(join(server.stateDir, '..'));
+  });
+  return () => {
+    if (!server) throw new Error('the server has not started');
+    return server;
+  };
 }
 
 export function removeDir(dir: string): void {
