@@ -1,4 +1,4 @@
-import { createServer, request, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -137,6 +137,18 @@ describe(StatelessHttpTransport.name, () => {
     expect(reply.headersAt).toBeLessThan(reply.endedAt - 200);
     expect(reply.body.match(/^: keepalive$/gm)?.length).toBeGreaterThanOrEqual(2);
     expect(events(reply.body).at(-1)).toMatchObject({ id: 1 });
+  });
+
+  it('runs nothing when the connection closed before the POST was handed over', async () => {
+    const writes: string[] = [];
+    const res = { writableEnded: false, end: () => writes.push('end'), writeHead: () => writes.push('head') } as unknown as ServerResponse;
+    const transport = new StatelessHttpTransport(res);
+    const received: unknown[] = [];
+    transport.onmessage = (message) => received.push(message);
+    await transport.close();
+    transport.handle({ headers: HEADERS, url: new URL('http://127.0.0.1/mcp'), body: call(1) });
+    expect(received).toEqual([]);
+    expect(writes).toEqual(['end']);
   });
 
   it('a dropped connection closes the transport and aborts the running handler', async () => {

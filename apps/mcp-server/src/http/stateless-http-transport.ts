@@ -59,6 +59,8 @@ export class StatelessHttpTransport implements Transport {
 
   /** Validates the POST and hands its messages to the server; answers the HTTP request itself on failure. */
   handle(post: IncomingPost): void {
+    // The client left before the server was connected: run nothing (a command would run for nobody).
+    if (this.closed) return;
     const refusal = refuse(post);
     if (refusal) return this.fail(...refusal);
     const raw = post.body;
