@@ -183,6 +183,18 @@ describe(SessionManager.name, () => {
       expect(backend.callsOf('acquire')).toHaveLength(2);
     });
 
+    it('re-acquires once when the cached sandbox is draining (503 "agent shutting down": its pod is being deleted)', async () => {
+      acquireReturns(handle('s1'), handle('s1', { agentUrl: 'http://127.0.0.1:42000', recreated: true }));
+      let n = 0;
+      agent.on('exec', async () => {
+        if (n++ === 0) throw agentErrors.status(503, 'agent shutting down');
+        return execResponse({ stdout: 'on the new sandbox' });
+      });
+      const result = await manager.execute('s1', request, never());
+      expect(result).toMatchObject({ sandboxRecreated: true, response: { stdout: 'on the new sandbox' } });
+      expect(agent.callsOf('exec').map((c) => c[0])).toEqual(['http://127.0.0.1:41000', 'http://127.0.0.1:42000']);
+    });
+
     it('surfaces a second refused connection', async () => {
       acquireReturns(handle('s1'));
       agent.on('exec', async () => {

@@ -89,9 +89,9 @@ describe.skipIf(skipReason)('multi-replica races', () => {
     const outcome = await exec;
     expect(outcome === 'done' || outcome.startsWith('error: ')).toBe(true);
     expect(sessionPods('race-delete-2').length).toBeLessThanOrEqual(1);
-    // While the deleted pod's agent drains it answers 503 `Service Unavailable`, which the SessionManager does not
-    // (yet) treat as "not delivered" (see docs/kubernetes-backend.md, "Not done"); once it is gone A's cached
-    // handle gets connection refused, and the next call makes a new sandbox.
+    // While the deleted pod's agent drains it answers 503 `agent shutting down` and once it is gone A's cached handle
+    // gets connection refused (or a reset pooled socket, retried on a new one): both mean "not delivered", so the
+    // next call makes a new sandbox.
     await stack.cluster.waitFor('pods', NAMESPACE, podName, (p) => p === undefined);
     const next = await a.manager.execute('race-delete-2', { command: 'echo again' }, noAbort());
     expect(next.response.stdout).toBe('again');
