@@ -31,8 +31,8 @@ const LOST_SESSIONS_REMEMBERED = 10_000;
 const silentLogger: LocalBackendLogger = { info: () => undefined, warn: () => undefined };
 
 /**
- * The `local` backend: one sandbox-agent process per session on 127.0.0.1, inside bubblewrap when available
- * (docs/local-backend.md). State lives in this process only, so it serves a single server replica.
+ * The `local` backend: one sandbox-agent process per session on 127.0.0.1 (or on a Unix socket with
+ * `--local-network none`), inside bubblewrap when available (docs/local-backend.md). State lives in this process only, so it serves a single server replica.
  */
 export class LocalBackend implements SandboxBackend {
   readonly kind = 'local' as const;
