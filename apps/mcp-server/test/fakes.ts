@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import type { ExecRequest, ExecResponse } from '@cli-mcp/agent-client';
+import type { ExecRequest, ExecResponse, OutputResponse } from '@cli-mcp/agent-client';
 import type { SessionExecResult } from '@cli-mcp/session';
 import { pino, type Logger } from 'pino';
 import type { ServerConfig } from '../src/config/server-config.js';
@@ -30,6 +30,10 @@ export class StrictSessionService implements SessionService {
     return this.program('cancel', fn);
   }
 
+  onPeek(fn: (sessionId: string, requestId: string) => Promise<OutputResponse | undefined>): this {
+    return this.program('peek', fn);
+  }
+
   onEnd(fn: (sessionId: string, signal: AbortSignal) => Promise<void>): this {
     return this.program('end', fn);
   }
@@ -48,6 +52,10 @@ export class StrictSessionService implements SessionService {
 
   cancel(sessionId: string, requestId: string): Promise<boolean> {
     return this.invoke('cancel', [sessionId, requestId]) as Promise<boolean>;
+  }
+
+  peek(sessionId: string, requestId: string): Promise<OutputResponse | undefined> {
+    return this.invoke('peek', [sessionId, requestId]) as Promise<OutputResponse | undefined>;
   }
 
   end(sessionId: string, signal: AbortSignal): Promise<void> {

@@ -135,6 +135,14 @@ describe(AgentClient.name, () => {
     expect(JSON.parse(seen[0]!.body)).toEqual({ request_id: 'mcp-7' });
   });
 
+  it('POSTs /output with the bearer and the request id', async () => {
+    const { url, seen } = await serve((_req, res) => json(res, 200, { running: true, stdout: 'x', stderr: '', stdout_bytes: 1, stderr_bytes: 0 }));
+    expect(await client.output(url, 'tok', 'mcp-8')).toMatchObject({ running: true, stdout: 'x' });
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/output' });
+    expect(seen[0]!.headers.authorization).toBe('Bearer tok');
+    expect(JSON.parse(seen[0]!.body)).toEqual({ request_id: 'mcp-8' });
+  });
+
   it('GETs /health without auth', async () => {
     const { url, seen } = await serve((_req, res) => json(res, 200, { status: 'ok', assigned: false, busy: false }));
     expect(await client.health(url)).toEqual({ status: 'ok', assigned: false, busy: false });

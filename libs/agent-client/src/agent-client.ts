@@ -1,7 +1,9 @@
 import { Agent, request, type IncomingMessage, type RequestOptions } from 'node:http';
 import { urlToHttpOptions } from 'node:url';
 import { AgentError, AgentErrorCode, type AgentOperation } from './agent-error.js';
-import type { AssignRequest, CancelRequest, CancelResponse, ExecRequest, ExecResponse, HealthResponse } from './wire.js';
+import type {
+  AssignRequest, CancelRequest, CancelResponse, ExecRequest, ExecResponse, HealthResponse, OutputRequest, OutputResponse,
+} from './wire.js';
 
 export interface AgentClientOptions {
   /** Largest accepted response body (the agent's own output buffers keep it far below this). */
@@ -58,6 +60,14 @@ export class AgentClient {
     const body: CancelRequest = requestId === undefined ? {} : { request_id: requestId };
     return this.call<CancelResponse>({
       op: 'cancel', baseUrl, path: '/cancel', method: 'POST', token, body, signal, timeoutMs: this.controlTimeoutMs,
+    });
+  }
+
+  /** The running command's latest output (`request_id` → only when it is that command). */
+  output(baseUrl: string, token: string, requestId?: string, signal?: AbortSignal): Promise<OutputResponse> {
+    const body: OutputRequest = requestId === undefined ? {} : { request_id: requestId };
+    return this.call<OutputResponse>({
+      op: 'output', baseUrl, path: '/output', method: 'POST', token, body, signal, timeoutMs: this.controlTimeoutMs,
     });
   }
 

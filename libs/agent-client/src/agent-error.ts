@@ -10,7 +10,7 @@ export enum AgentErrorCode {
   Decode = 'AGENT_DECODE',
 }
 
-export type AgentOperation = 'execute' | 'assign' | 'cancel' | 'health_check';
+export type AgentOperation = 'execute' | 'assign' | 'cancel' | 'output' | 'health_check';
 
 /** One error class for the agent client. The message never contains the bearer token (C-AUTH-2). */
 export class AgentError extends Error {

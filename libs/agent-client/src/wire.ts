@@ -87,6 +87,27 @@ export interface CancelResponse {
   cancelled: boolean;
 }
 
+/** `POST /output` body: peek at the running command's latest output (C-MCP-10 progress). */
+export interface OutputRequest {
+  /** Only when the running command has this request id; absent → whatever runs. */
+  request_id?: string;
+}
+
+/** Most bytes of each stream `/output` returns: the latest ones, cut at a UTF-8 boundary. */
+export const AGENT_OUTPUT_PEEK_BYTES = 4096;
+
+/** `POST /output` 200 body. */
+export interface OutputResponse {
+  /** Whether a (matching) command is running; the other fields are absent when not. */
+  running: boolean;
+  /** The latest output of each stream so far (at most AGENT_OUTPUT_PEEK_BYTES bytes; a tty command's is stdout). */
+  stdout?: string;
+  stderr?: string;
+  /** Bytes each stream has written so far. */
+  stdout_bytes?: number;
+  stderr_bytes?: number;
+}
+
 /** Error envelope of every non-200 agent answer. */
 export interface AgentErrorBody {
   error: string;

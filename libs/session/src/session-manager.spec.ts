@@ -272,6 +272,34 @@ describe(SessionManager.name, () => {
     });
   });
 
+  describe('peek (C-MCP-10 progress)', () => {
+    it('asks the sandbox found without creating one, and returns only a running answer', async () => {
+      backend.on('find', async () => handle('s1', { token: 'tok' }));
+      let running = true;
+      agent.on('output', async () => (running ? { running: true, stdout: 'step 3', stderr: '' } : { running: false }));
+      expect(await manager.peek('s1', 'mcp-7', never())).toEqual({ running: true, stdout: 'step 3', stderr: '' });
+      expect(agent.callsOf('output')[0]!.slice(0, 3)).toEqual(['http://127.0.0.1:41000', 'tok', 'mcp-7']);
+      running = false;
+      expect(await manager.peek('s1', 'mcp-7', never())).toBeUndefined();
+      expect(backend.callsOf('acquire')).toHaveLength(0);
+    });
+
+    it('never throws: no sandbox, a failed lookup and a failed agent call are all "unknown"', async () => {
+      let n = 0;
+      backend.on('find', async () => {
+        n += 1;
+        if (n === 1) return undefined;
+        if (n === 2) throw new Error('list pods: 500');
+        return handle('s1');
+      });
+      agent.on('output', async () => {
+        throw agentErrors.refused();
+      });
+      for (let i = 0; i < 3; i++) expect(await manager.peek('s1', 'mcp-7', never())).toBeUndefined();
+      expect(agent.callsOf('output')).toHaveLength(1);
+    });
+  });
+
   describe('end (C-HTTP-1)', () => {
     it('clears the cache and releases; idempotent', async () => {
       acquireReturns(handle('s1'));

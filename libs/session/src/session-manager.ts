@@ -1,4 +1,4 @@
-import type { AgentClient } from '@cli-mcp/agent-client';
+import type { AgentClient, OutputResponse } from '@cli-mcp/agent-client';
 import { Registry } from 'prom-client';
 import { classifyAgentFailure, describeAgentFailure } from './agent-failure.js';
 import { systemClock, type Clock } from './clock.js';
@@ -10,7 +10,7 @@ import { SessionMetrics, type ExecOutcome } from './session-metrics.js';
 import { FlightAbortedError, SingleFlight } from './single-flight.js';
 
 /** The part of `AgentClient` the manager uses (a port, so tests use a strict fake). */
-export type SessionAgentPort = Pick<AgentClient, 'exec' | 'cancel'>;
+export type SessionAgentPort = Pick<AgentClient, 'exec' | 'cancel' | 'output'>;
 
 export interface SessionManagerOptions {
   backend: SandboxBackend;
@@ -92,6 +92,18 @@ export class SessionManager {
       if (handle && classifyAgentFailure(error) === 'network') this.cache.invalidate(sessionId, handle.agentUrl);
       throw toSessionError(error, signal);
     }
+  }
+
+  /**
+   * The latest output of the command `requestId` while it runs (C-MCP-10 progress). Like `cancel`, finds the
+   * sandbox without creating one; undefined when nothing of that id runs there.
+   */
+  async peek(sessionId: string, requestId: string, signal: AbortSignal): Promise<OutputResponse | undefined> {
+    assertValidSessionId(sessionId);
+    const handle = this.cache.get(sessionId) ?? (await this.backend.find(sessionId, signal).catch(() => undefined));
+    if (!handle) return undefined;
+    const answer = await this.agent.output(handle.agentUrl, handle.token, requestId, signal).catch(() => undefined);
+    return answer?.running ? answer : undefined;
   }
 
   /** Ends the session: cache entry and sandbox (C-HTTP-1). Idempotent: an unknown session is a no-op. */

@@ -1,5 +1,7 @@
 /** Strict fakes and fixtures for libs/session unit tests: an unexpected call is recorded and fails the test. */
-import { AgentError, AgentErrorCode, type CancelResponse, type ExecRequest, type ExecResponse } from '@cli-mcp/agent-client';
+import {
+  AgentError, AgentErrorCode, type CancelResponse, type ExecRequest, type ExecResponse, type OutputResponse,
+} from '@cli-mcp/agent-client';
 import type { Clock } from '../src/clock.js';
 import type { SandboxBackend, SandboxHandle } from '../src/sandbox-backend.port.js';
 
@@ -114,6 +116,7 @@ export class StrictBackend extends Strict<BackendMethods> implements SandboxBack
 interface AgentMethods extends Record<string, AnyFn> {
   exec: (baseUrl: string, token: string, body: ExecRequest, signal?: AbortSignal) => Promise<ExecResponse>;
   cancel: (baseUrl: string, token: string, requestId?: string, signal?: AbortSignal) => Promise<CancelResponse>;
+  output: (baseUrl: string, token: string, requestId?: string, signal?: AbortSignal) => Promise<OutputResponse>;
 }
 
 export class StrictAgent extends Strict<AgentMethods> {
@@ -122,6 +125,9 @@ export class StrictAgent extends Strict<AgentMethods> {
   }
   cancel(baseUrl: string, token: string, requestId?: string, signal?: AbortSignal): Promise<CancelResponse> {
     return Promise.resolve().then(() => this.invoke('cancel', [baseUrl, token, requestId, signal]));
+  }
+  output(baseUrl: string, token: string, requestId?: string, signal?: AbortSignal): Promise<OutputResponse> {
+    return Promise.resolve().then(() => this.invoke('output', [baseUrl, token, requestId, signal]));
   }
 }
 

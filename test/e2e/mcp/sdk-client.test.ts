@@ -108,14 +108,16 @@ describe('SDK Client over streamable HTTP against the built server', () => {
   it('sends progress notifications for a 6 s command when a progressToken is sent (C-MCP-10)', async () => {
     const c = await client('progress-1');
     const seen: Progress[] = [];
-    const result = await c.callTool({ name: 'bash', arguments: { command: 'sleep 6; echo done' } }, undefined, {
+    const command = 'echo "fetching logs"; sleep 6; echo done';
+    const result = await c.callTool({ name: 'bash', arguments: { command } }, undefined, {
       onprogress: (progress) => seen.push(progress),
       resetTimeoutOnProgress: true,
       timeout: 120_000,
     });
-    expect(structuredOf(result as never).stdout).toBe('done');
+    expect(structuredOf(result as never).stdout).toBe('fetching logs\ndone');
     expect(seen.length).toBeGreaterThanOrEqual(1);
-    expect(seen[0]?.message).toMatch(/^running for \d+ s$/);
+    // The message quotes the latest output the command printed so far ("recent output lines when available").
+    expect(seen[0]?.message).toMatch(/^running for \d+ s; stdout: fetching logs$/);
     expect(seen.map((progress) => progress.progress)).toEqual([...seen.map((progress) => progress.progress)].sort((x, y) => x - y));
   });
 });

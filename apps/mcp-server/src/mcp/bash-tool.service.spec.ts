@@ -213,6 +213,8 @@ describe(BashToolService.name, () => {
       const { sut, sessions } = fresh();
       let finish: (result: SessionExecResult) => void = () => undefined;
       sessions.onExecute(() => new Promise((resolve) => (finish = resolve)));
+      let peeks = 0;
+      sessions.onPeek(async () => (++peeks === 1 ? { running: true, stdout: 'step 1\nstep 2\n', stderr: '' } : undefined));
       const sent: ProgressNotification[] = [];
       const pending = sut.call(
         { command: 'sleep 12' },
@@ -223,9 +225,11 @@ describe(BashToolService.name, () => {
       await pending;
       await vi.advanceTimersByTimeAsync(20_000);
       expect(sent.map((notification) => notification.params)).toEqual([
-        { progressToken: 'p-1', progress: 5, message: 'running for 5 s' },
+        { progressToken: 'p-1', progress: 5, message: 'running for 5 s; stdout: step 2' },
         { progressToken: 'p-1', progress: 10, message: 'running for 10 s' },
       ]);
+      // The peek names the session and the command (`mcp-<JSON-RPC id>`), like a cancel.
+      expect(sessions.calls.filter((c) => c.method === 'peek').map((c) => c.args)).toEqual([['inv-abc', 'mcp-1'], ['inv-abc', 'mcp-1']]);
     });
 
     it('sends no progress without a token', async () => {

@@ -59,9 +59,11 @@ export class BashToolService {
     const { tool } = this.config;
     const timeoutSeconds = clampTimeout(timeout, { defaultSeconds: tool.defaultTimeoutSeconds, maxSeconds: tool.maxTimeoutSeconds });
     const call = this.running.register(sessionId, context.requestId);
-    const stopProgress = startProgress(context.progressToken, tool.progressIntervalMs, context.sendNotification);
+    const agentId = agentRequestId(context.requestId);
+    const peek = () => this.sessions.peek(sessionId, agentId);
+    const stopProgress = startProgress(context.progressToken, tool.progressIntervalMs, context.sendNotification, peek);
     try {
-      const request: ExecRequest = { command, timeout: timeoutSeconds, request_id: agentRequestId(context.requestId) };
+      const request: ExecRequest = { command, timeout: timeoutSeconds, request_id: agentId };
       const result = await this.sessions.execute(sessionId, request, AbortSignal.any([context.signal, call.signal]));
       const rendered = renderResult({
         response: result.response,

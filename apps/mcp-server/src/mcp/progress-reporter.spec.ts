@@ -44,6 +44,42 @@ describe(startProgress.name, () => {
     expect(sent.every((notification) => notification.params.progressToken === 42)).toBe(true);
   });
 
+  it('quotes the last line of each stream when the output can be peeked, cleaned and clipped', async () => {
+    const sent: string[] = [];
+    const outputs = [
+      { running: true, stdout: 'pulling layer 1\npulling layer 2\n\n', stderr: '\u001b[31mwarning: slow\u001b[0m\r\n' },
+      { running: true, stdout: `${'x'.repeat(300)}\n`, stderr: '' },
+      { running: false },
+    ];
+    const stop = startProgress('t', 1000, async (n) => void sent.push(n.params.message ?? ''), async () => outputs.shift());
+    await vi.advanceTimersByTimeAsync(4000);
+    stop();
+    expect(sent).toEqual([
+      'running for 1 s; stdout: pulling layer 2; stderr: warning: slow',
+      `running for 2 s; stdout: ${'x'.repeat(159)}…`,
+      'running for 3 s',
+      'running for 4 s',
+    ]);
+  });
+
+  it('still reports progress when a peek fails, and never stacks ticks behind a slow peek', async () => {
+    const sent: string[] = [];
+    let calls = 0;
+    const peek = async () => {
+      calls += 1;
+      if (calls === 1) throw new Error('agent unreachable');
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      return { running: true, stdout: 'late', stderr: '' };
+    };
+    const stop = startProgress('t', 1000, async (n) => void sent.push(n.params.message ?? ''), peek);
+    // Tick 1: the peek fails; tick 2: a 2.5 s peek, so ticks 3 and 4 are skipped; it answers at 4.5 s.
+    await vi.advanceTimersByTimeAsync(4600);
+    stop();
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(sent).toEqual(['running for 1 s', 'running for 5 s; stdout: late']);
+    expect(calls).toBe(2);
+  });
+
   it('ignores send failures (the stream may be gone)', async () => {
     const send = vi.fn(async () => {
       throw new Error('stream closed');

@@ -33,6 +33,8 @@ export async function createSessionService(config: ServerConfig, registry: Regis
   return {
     execute: (sessionId, request, signal) => manager.execute(sessionId, request, signal),
     cancel: (sessionId, requestId) => manager.cancel(sessionId, requestId, AbortSignal.timeout(10_000)),
+    // A peek that takes longer than a progress interval is not worth waiting for.
+    peek: (sessionId, requestId) => manager.peek(sessionId, requestId, AbortSignal.timeout(2_000)),
     end: (sessionId, signal) => manager.end(sessionId, signal),
     checkHealth: (signal) => manager.checkHealth(signal),
     shutdown: async () => {

@@ -1,4 +1,4 @@
-import type { ExecRequest } from '@cli-mcp/agent-client';
+import type { ExecRequest, OutputResponse } from '@cli-mcp/agent-client';
 import type { SessionExecResult } from '@cli-mcp/session';
 
 /**
@@ -10,6 +10,8 @@ export interface SessionService {
   execute(sessionId: string, request: ExecRequest, signal: AbortSignal): Promise<SessionExecResult>;
   /** Stops the command `requestId` wherever the session's sandbox is (C-MCP-9); false when none ran. */
   cancel(sessionId: string, requestId: string): Promise<boolean>;
+  /** The running command's latest output, undefined when unknown (C-MCP-10 progress; never throws). */
+  peek(sessionId: string, requestId: string): Promise<OutputResponse | undefined>;
   /** Deletes the session's sandbox; idempotent (C-HTTP-1). */
   end(sessionId: string, signal: AbortSignal): Promise<void>;
   /** Throws when the backend cannot create sandboxes (C-HTTP-2). */

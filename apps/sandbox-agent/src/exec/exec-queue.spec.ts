@@ -37,6 +37,18 @@ describe(ExecQueue.name, () => {
     expect(queue.busy).toBe(false);
   });
 
+  it('tells whether a job runs, and whether it is the one with a given request id', async () => {
+    const runner = new FakeRunner();
+    const queue = new ExecQueue(runner.run, cancelledBeforeStart);
+    expect(queue.isRunning()).toBe(false);
+    queue.submit(job('a'), { requestId: 'r-a' });
+    queue.submit(job('b'), { requestId: 'r-b' });
+    expect([queue.isRunning(), queue.isRunning('r-a'), queue.isRunning('r-b')]).toEqual([true, true, false]);
+    runner.started[0]!.finish();
+    await tick();
+    expect([queue.isRunning('r-a'), queue.isRunning('r-b')]).toEqual([false, true]);
+  });
+
   it('joins a running idempotency key and returns a finished one without running it again', async () => {
     const runner = new FakeRunner();
     const queue = new ExecQueue(runner.run, cancelledBeforeStart);

@@ -88,6 +88,11 @@ export class ExecQueue {
     return ticket;
   }
 
+  /** Whether a job runs and, when `requestId` is given, carries that id (`/output`). */
+  isRunning(requestId?: string): boolean {
+    return this.current !== undefined && (requestId === undefined || this.current.requestId === requestId);
+  }
+
   /** `/cancel`: the job with this id (queued or running), else the running job. */
   cancel(requestId?: string): boolean {
     const entry = requestId === undefined ? this.current : this.byRequestId.get(requestId);

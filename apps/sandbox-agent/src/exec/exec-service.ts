@@ -1,4 +1,4 @@
-import type { CancelResponse } from '@cli-mcp/agent-client';
+import { AGENT_OUTPUT_PEEK_BYTES, type CancelResponse, type OutputResponse } from '@cli-mcp/agent-client';
 import type { AgentConfig } from '../config/agent-config.js';
 import { AgentError, AgentErrorCode } from '../http/agent-error.js';
 import type { ExecInput } from '../http/request-bodies.js';
@@ -18,7 +18,7 @@ export function effectiveTimeoutMs(timeout: number | undefined, defaultSeconds: 
 export class ExecService {
   private readonly queue: ExecQueue;
 
-  constructor(engine: ShellEngine, private readonly config: AgentConfig, private readonly log: AgentLog) {
+  constructor(private readonly engine: ShellEngine, private readonly config: AgentConfig, private readonly log: AgentLog) {
     this.queue = new ExecQueue(async (job, signal) => {
       try {
         return await engine.run(job, signal);
@@ -46,6 +46,13 @@ export class ExecService {
 
   cancel(requestId: string | undefined): CancelResponse {
     return { cancelled: this.queue.cancel(requestId) };
+  }
+
+  /** `/output`: the running command's latest output, when it is the one named (C-MCP-10 progress). */
+  output(requestId: string | undefined): OutputResponse {
+    const peek = this.queue.isRunning(requestId) ? this.engine.peek(AGENT_OUTPUT_PEEK_BYTES) : undefined;
+    if (!peek) return { running: false };
+    return { running: true, stdout: peek.stdout.text, stderr: peek.stderr.text, stdout_bytes: peek.stdout.bytes, stderr_bytes: peek.stderr.bytes };
   }
 
   cancelAll(): void {

@@ -4,7 +4,7 @@ import type { AssignmentState } from '../state/assignment-state.js';
 import { AgentError, AgentErrorCode } from './agent-error.js';
 
 /** Routes behind the bearer token. `/assign` is unauthenticated by design (C-AG-2), `/health` is open (C-AG-3). */
-const PROTECTED = new Set(['/exec', '/cancel']);
+const PROTECTED = new Set(['/exec', '/cancel', '/output']);
 
 /**
  * C-AG-1 order: unassigned → 503, missing/malformed bearer → 401, wrong token → 401 — all before the body is read,

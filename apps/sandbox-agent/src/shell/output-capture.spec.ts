@@ -14,6 +14,21 @@ describe(OutputCapture.name, () => {
     expect(r).toEqual({ text: 'hello\nworld', truncated: false, bytes: 13, binary: false });
   });
 
+  it('peeks at the latest bytes so far: across head and tail while contiguous, from a character boundary', () => {
+    const c = new OutputCapture(16);
+    c.push(Buffer.from('abcdef'));
+    expect(c.latest(4)).toBe('cdef');
+    c.push(Buffer.from('ghijkl'));
+    expect(c.latest(8)).toBe('efghijkl');
+    c.push(Buffer.from('mnopqrstuvwxyz'));
+    // 26 bytes seen, head 'abcdefgh' kept, the ring holds the last 8: the gap in between is never bridged.
+    expect(c.latest(12)).toBe('stuvwxyz');
+    const utf8 = new OutputCapture(64);
+    utf8.push(Buffer.from('xé'));
+    expect(utf8.latest(1)).toBe('');
+    expect(utf8.latest(2)).toBe('é');
+  });
+
   it('keeps leading newlines and carriage returns (Go §9.4)', () => {
     expect(capture(64, ['\n\nx\r\n']).text).toBe('\n\nx\r');
   });

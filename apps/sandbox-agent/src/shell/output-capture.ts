@@ -55,6 +55,18 @@ export class OutputCapture {
     if (rest.length > 0) this.pushTail(rest);
   }
 
+  /** The last `maxBytes` bytes seen so far (or fewer), starting at a UTF-8 character boundary. */
+  latest(maxBytes: number): string {
+    const tail = this.tailBytes();
+    const fromTail = tail.subarray(Math.max(0, tail.length - maxBytes));
+    const needed = maxBytes - fromTail.length;
+    // The head joins the tail only while nothing between them was dropped.
+    const contiguous = this.total === this.headLength + this.ringLength;
+    const head = needed > 0 && contiguous ? Buffer.concat(this.headChunks) : Buffer.alloc(0);
+    const bytes = Buffer.concat([head.subarray(Math.max(0, head.length - needed)), fromTail]);
+    return bytes.subarray(leadingContinuationBytes(bytes)).toString('utf8');
+  }
+
   /** Every byte seen so far, while nothing has been dropped yet (the spill file starts from this). */
   allBytesSoFar(): Buffer {
     if (this.total !== this.headLength + this.ringLength) throw new Error('bytes were already dropped');

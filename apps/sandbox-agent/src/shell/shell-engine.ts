@@ -42,6 +42,8 @@ export class ShellEngine {
   private readonly supervisor: ShellSupervisor;
   private readonly background: BackgroundLog;
   private readonly spill: SpillStore | undefined;
+  /** Output sinks of the running command (for `/output`); undefined between commands. */
+  private live: Record<StreamName, StreamSink> | undefined;
   /** Process group of the running tty command, killed by a hard shutdown. */
   private ttyGroup: number | undefined;
   /** Between commands, whatever the shell prints belongs to background jobs. */
@@ -100,7 +102,14 @@ export class ShellEngine {
       return response;
     } finally {
       supervisor.commandRunning = false;
+      this.live = undefined;
     }
+  }
+
+  /** The running command's latest output and byte counts (C-MCP-10 progress); undefined between commands. */
+  peek(maxBytes: number): Record<StreamName, { text: string; bytes: number }> | undefined {
+    const live = this.live;
+    return live && { stdout: live.stdout.peek(maxBytes), stderr: live.stderr.peek(maxBytes) };
   }
 
   /** C-AG-10: kill the shell's whole process group (and a running tty command's); no respawn afterwards. */
@@ -188,10 +197,11 @@ export class ShellEngine {
     const spill = this.spill;
     const opener = (stream: StreamName) => (spill ? () => spill.open((seq ??= spill.nextSeq()), stream) : undefined);
     const threshold = spill?.thresholdBytes ?? Number.MAX_SAFE_INTEGER;
-    return {
+    this.live = {
       stdout: new StreamSink(this.config.outputBufferBytes, threshold, opener('stdout')),
       stderr: new StreamSink(this.config.outputBufferBytes, threshold, opener('stderr')),
     };
+    return this.live;
   }
 
 }

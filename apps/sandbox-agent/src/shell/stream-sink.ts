@@ -34,6 +34,11 @@ export class StreamSink {
     return this.spill ? this.spill.write(chunk) : true;
   }
 
+  /** Bytes written so far and the latest of them (for `/output`). */
+  peek(maxBytes: number): { text: string; bytes: number } {
+    return { text: this.capture.latest(maxBytes), bytes: this.capture.totalBytes };
+  }
+
   onDrain(callback: () => void): void {
     if (this.spill) this.spill.onDrain(callback);
     else callback();
