@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { CancelResponse, ExecResponse, OutputResponse } from '@cli-mcp/agent-client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ExecService } from '../exec/exec-service.js';
-import { parseCancelRequestId, parseExecInput } from './request-bodies.js';
+import { parseTargetRequestId, parseExecInput } from './request-bodies.js';
 
 /** `POST /exec`, `/cancel` and `/output` (C-AG-1, C-AG-4). Bearer checks ran earlier, in the onRequest hook. */
 @Controller()
@@ -31,13 +31,13 @@ export class ExecController {
   @Post('cancel')
   @HttpCode(200)
   cancel(@Body() body: unknown): CancelResponse {
-    return this.exec.cancel(parseCancelRequestId(body));
+    return this.exec.cancel(parseTargetRequestId(body));
   }
 
   /** The running command's latest output, for the server's progress notifications (C-MCP-10). */
   @Post('output')
   @HttpCode(200)
   output(@Body() body: unknown): OutputResponse {
-    return this.exec.output(parseCancelRequestId(body));
+    return this.exec.output(parseTargetRequestId(body));
   }
 }

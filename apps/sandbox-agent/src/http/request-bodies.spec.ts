@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AgentError } from './agent-error.js';
-import { parseAssignToken, parseCancelRequestId, parseExecInput } from './request-bodies.js';
+import { parseAssignToken, parseTargetRequestId, parseExecInput } from './request-bodies.js';
 
 const body = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
 
@@ -58,11 +58,11 @@ describe(parseAssignToken.name, () => {
   });
 });
 
-describe(parseCancelRequestId.name, () => {
+describe(parseTargetRequestId.name, () => {
   it('accepts an empty body and an optional id', () => {
-    expect(parseCancelRequestId(undefined)).toBeUndefined();
-    expect(parseCancelRequestId(Buffer.alloc(0))).toBeUndefined();
-    expect(parseCancelRequestId(body({ request_id: 'r1' }))).toBe('r1');
-    expect(errorOf(() => parseCancelRequestId(body({ request_id: 3 })))).toEqual({ status: 400, message: 'invalid request body' });
+    expect(parseTargetRequestId(undefined)).toBeUndefined();
+    expect(parseTargetRequestId(Buffer.alloc(0))).toBeUndefined();
+    expect(parseTargetRequestId(body({ request_id: 'r1' }))).toBe('r1');
+    expect(errorOf(() => parseTargetRequestId(body({ request_id: 3 })))).toEqual({ status: 400, message: 'invalid request body' });
   });
 });

@@ -72,7 +72,7 @@ export function parseAssignToken(body: unknown): string {
   return token;
 }
 
-/** C-AG-4: `{request_id?}`; an empty body means "the running command". */
-export function parseCancelRequestId(body: unknown): string | undefined {
+/** `/cancel` (C-AG-4) and `/output`: `{request_id?}`; an empty body means "the running command". */
+export function parseTargetRequestId(body: unknown): string | undefined {
   return requestIdOf(parseJsonObject(body, true).request_id);
 }
