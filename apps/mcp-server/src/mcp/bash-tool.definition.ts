@@ -1,28 +1,16 @@
+import type { ExecResponse } from '@cli-mcp/agent-client';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 
 export const BASH_TOOL_NAME = 'bash';
 
+/** Agent fields a `bash` result repeats as they are; the tails are folded into the text (render/). */
+type AgentResultFields = Omit<ExecResponse, 'stdout_tail' | 'stderr_tail'>;
+
 /** `structuredContent` of a `bash` result (C-MCP-2): the Go fields plus additive ones. */
-export interface BashStructuredOutput {
-  stdout: string;
-  stderr: string;
-  exit_code: number;
-  duration_ms: number;
-  timed_out?: boolean;
-  cancelled?: boolean;
-  truncated?: boolean;
-  state_reset?: boolean;
+export interface BashStructuredOutput
+  extends Pick<AgentResultFields, 'stdout' | 'stderr' | 'exit_code' | 'duration_ms'>,
+    Partial<Omit<AgentResultFields, 'stdout' | 'stderr' | 'exit_code' | 'duration_ms'>> {
   sandbox_recreated?: boolean;
-  stdout_bytes?: number;
-  stderr_bytes?: number;
-  stdout_omitted_bytes?: number;
-  stdout_omitted_lines?: number;
-  stderr_omitted_bytes?: number;
-  stderr_omitted_lines?: number;
-  stdout_file?: string;
-  stderr_file?: string;
-  stdout_binary?: boolean;
-  stderr_binary?: boolean;
 }
 
 const integer = (description: string): Record<string, unknown> => ({ type: 'integer', minimum: 0, description });
