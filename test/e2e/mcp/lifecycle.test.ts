@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bash, connectHttpClient, eventually, structuredOf } from './support/mcp-client.js';
+import { bash, connectHttpClient, eventually, structuredOf, expectSeparateWorkspaces } from './support/mcp-client.js';
 import { descendantsOf, processesMatching, removeDir, startHttpServer, type ServerProcess } from './support/server-process.js';
 
 function isAlive(pid: number): boolean {
@@ -32,11 +32,7 @@ describe('server lifecycle (C-HTTP-4)', () => {
     const [one, two] = await Promise.all([server(), server()]);
     const a = await connectHttpClient(one!.mcpUrl, 'same-id');
     const b = await connectHttpClient(two!.mcpUrl, 'same-id');
-    await bash(a, 'echo one > /workspace/who');
-    await bash(b, 'echo two > /workspace/who');
-    expect(structuredOf(await bash(a, 'cat /workspace/who')).stdout).toBe('one');
-    expect(structuredOf(await bash(b, 'cat /workspace/who')).stdout).toBe('two');
-    await Promise.all([a.close(), b.close()]);
+    await expectSeparateWorkspaces(a, b);
   });
 
   it('on SIGTERM lets a running command finish, then exits 0 with no sandbox process left', async () => {

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bash, eventually, structuredOf, textOf } from './support/mcp-client.js';
+import { bash, eventually, structuredOf, textOf, expectSeparateWorkspaces } from './support/mcp-client.js';
 import { assertBuilt, cleanEnv, descendantsOf, REPO_ROOT, removeDir, SERVER_BIN, tempDir } from './support/server-process.js';
 
 function isAlive(pid: number): boolean {
@@ -62,11 +62,7 @@ describe('stdio transport of the built server', () => {
       return client;
     };
     const [one, two] = await Promise.all([open(), open()]);
-    await bash(one, 'echo one > /workspace/who');
-    await bash(two, 'echo two > /workspace/who');
-    expect(structuredOf(await bash(one, 'cat /workspace/who')).stdout).toBe('one');
-    expect(structuredOf(await bash(two, 'cat /workspace/who')).stdout).toBe('two');
-    await Promise.all([one.close(), two.close()]);
+    await expectSeparateWorkspaces(one, two);
   });
 
   it('writes nothing but protocol to stdout, uses a generated session, and on stdin EOF ends the sandbox and exits 0', async () => {

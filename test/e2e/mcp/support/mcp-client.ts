@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
 
 /** An SDK client over streamable HTTP, with `X-Session-ID` (and more headers) on every request. */
 export async function connectHttpClient(mcpUrl: string, sessionId?: string, headers: Record<string, string> = {}): Promise<Client> {
@@ -35,4 +36,13 @@ export async function eventually(check: () => boolean | Promise<boolean>, what: 
     if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Two clients of servers that share nothing each write and read their own `/workspace` file; both are closed. */
+export async function expectSeparateWorkspaces(one: Client, two: Client): Promise<void> {
+  await bash(one, 'echo one > /workspace/who');
+  await bash(two, 'echo two > /workspace/who');
+  expect(structuredOf(await bash(one, 'cat /workspace/who')).stdout).toBe('one');
+  expect(structuredOf(await bash(two, 'cat /workspace/who')).stdout).toBe('two');
+  await Promise.all([one.close(), two.close()]);
 }
