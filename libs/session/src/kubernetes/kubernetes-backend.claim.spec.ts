@@ -18,6 +18,16 @@ const LAST_ACTIVITY = 'cli-mcp.redhat.com/last-activity';
  * A tiny stateful stand-in for the API server's pods: the claim patch applies its label (409 on a stale
  * resourceVersion), the guarded rollback removes it. Enough to follow a claim through its rollbacks.
  */
+/** Pod creation lands in the store, and a created pod becomes Ready at once. */
+function createsReadyPods(f: Fixture, store: { pods: V1Pod[] }): void {
+  f.api.on('createPod', async (body) => {
+    const created = asCreated(body);
+    store.pods.push(created);
+    return created;
+  });
+  f.api.on('watchPodUntil', async (name) => ({ type: 'matched', pod: asReady(store.pods.find((p) => p.metadata?.name === name) as V1Pod) }));
+}
+
 function podStore(f: Fixture, initial: V1Pod[]): { pods: V1Pod[]; labelOf(name: string): string | undefined } {
   const pods = initial.map((p) => structuredClone(p));
   const find = (name: string): V1Pod => {
@@ -96,12 +106,7 @@ describe(`${KubernetesBackend.name} claim (TestClaimPod)`, () => {
     f = backendFixture();
     const store = podStore(f, [pod({ name: 'aws-warm', instance: 'aws' })]);
     f.api.on('createSecret', async () => undefined);
-    f.api.on('createPod', async (body) => {
-      const created = asCreated(body);
-      store.pods.push(created);
-      return created;
-    });
-    f.api.on('watchPodUntil', async (name) => ({ type: 'matched', pod: asReady(store.pods.find((p) => p.metadata?.name === name) as V1Pod) }));
+    createsReadyPods(f, store);
     const handle = await f.sut.acquire(SESSION, new AbortController().signal);
     expect(handle).toMatchObject({ path: 'create', sandboxName: sessionPodName('oc', SESSION) });
     expect(f.api.callsOf('mergePatchPod')).toHaveLength(0);
@@ -153,12 +158,7 @@ describe(`${KubernetesBackend.name} claim (TestClaimPod)`, () => {
     f.api.on('createSecret', async () => {
       throw kubeErrors.alreadyExists('secrets "x"');
     });
-    f.api.on('createPod', async (body) => {
-      const created = asCreated(body);
-      store.pods.push(created);
-      return created;
-    });
-    f.api.on('watchPodUntil', async (name) => ({ type: 'matched', pod: asReady(store.pods.find((p) => p.metadata?.name === name) as V1Pod) }));
+    createsReadyPods(f, store);
     const handle = await f.sut.acquire(SESSION, new AbortController().signal);
     expect(handle).toMatchObject({ path: 'create', recreated: true });
     expect(store.labelOf('warm-1')).toBeUndefined();
@@ -218,12 +218,7 @@ describe(`${KubernetesBackend.name} claim (TestClaimPod)`, () => {
     const store = podStore(f, [pod({ name: 'w1', ip: '10.0.0.1' })]);
     f.api.on('createSecret', async () => undefined);
     f.api.on('deleteSecret', async () => undefined);
-    f.api.on('createPod', async (body) => {
-      const created = asCreated(body);
-      store.pods.push(created);
-      return created;
-    });
-    f.api.on('watchPodUntil', async (name) => ({ type: 'matched', pod: asReady(store.pods.find((p) => p.metadata?.name === name) as V1Pod) }));
+    createsReadyPods(f, store);
     f.agent.onAssign(async () => {
       throw agentErrors.status(500, 'boom');
     });
