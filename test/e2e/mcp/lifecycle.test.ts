@@ -2,16 +2,7 @@ import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, eventually, structuredOf, expectSeparateWorkspaces } from './support/mcp-client.js';
-import { descendantsOf, processesMatching, removeDir, startHttpServer, type ServerProcess } from './support/server-process.js';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { descendantsOf, processesMatching, removeDir, startHttpServer, type ServerProcess, isAlive } from './support/server-process.js';
 
 const started: ServerProcess[] = [];
 async function server(args: string[] = []): Promise<ServerProcess> {

@@ -6,16 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, eventually, structuredOf, textOf, expectSeparateWorkspaces } from './support/mcp-client.js';
-import { assertBuilt, cleanEnv, descendantsOf, REPO_ROOT, removeDir, SERVER_BIN, tempDir } from './support/server-process.js';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { assertBuilt, cleanEnv, descendantsOf, REPO_ROOT, removeDir, SERVER_BIN, tempDir, isAlive } from './support/server-process.js';
 
 describe('stdio transport of the built server', () => {
   let dir: string;

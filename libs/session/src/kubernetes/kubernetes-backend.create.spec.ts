@@ -29,6 +29,17 @@ describe(`${KubernetesBackend.name} create`, () => {
     f.api.on('createSecret', async () => undefined);
   }
 
+  /** The first pod create answers AlreadyExists (a pod holds the name); later ones land in `pods`. */
+  function firstCreateCollides(): void {
+    let creates = 0;
+    f.api.on('createPod', async (body) => {
+      if (creates++ === 0) throw kubeErrors.alreadyExists();
+      const created = asCreated(body);
+      pods.push(created);
+      return created;
+    });
+  }
+
   it('Secret create failure → `create auth secret` error, no pod', async () => {
     emptyCluster();
     f.api.on('createSecret', async () => {
@@ -121,13 +132,7 @@ describe(`${KubernetesBackend.name} create`, () => {
     emptyCluster();
     const terminating = pod({ name: POD, session: SESSION, deleting: true });
     pods.push(terminating);
-    let creates = 0;
-    f.api.on('createPod', async (body) => {
-      if (creates++ === 0) throw kubeErrors.alreadyExists();
-      const created = asCreated(body);
-      pods.push(created);
-      return created;
-    });
+    firstCreateCollides();
     f.api.on('getPod', async () => terminating);
     f.api.on('watchPodUntil', async (name, _rv, until) => {
       const current = pods.find((p) => p.metadata?.name === name) as V1Pod;
@@ -147,13 +152,7 @@ describe(`${KubernetesBackend.name} create`, () => {
     emptyCluster();
     const failed = pod({ name: POD, session: SESSION, phase: 'Failed', ready: false });
     pods.push(failed);
-    let creates = 0;
-    f.api.on('createPod', async (body) => {
-      if (creates++ === 0) throw kubeErrors.alreadyExists();
-      const created = asCreated(body);
-      pods.push(created);
-      return created;
-    });
+    firstCreateCollides();
     f.api.on('getPod', async () => failed);
     f.api.on('deletePod', async () => void pods.splice(pods.indexOf(failed), 1));
     f.api.on('watchPodUntil', async (name) => {
