@@ -83,8 +83,24 @@ describe('fake API server with @kubernetes/client-node 1.4.0', () => {
     const jsonPatched = await core.patchNamespacedPod({ namespace, name: 'p', body: [{ op: 'add', path: '/metadata/labels/c', value: '3' }] });
     expect(jsonPatched.metadata?.labels).toEqual({ b: '2', c: '3' });
     expect(cluster.requests.entries({ verb: 'patch', namespace }).map((r) => r.contentType)).toEqual(['application/merge-patch+json', 'application/json-patch+json']);
-    const smp = await apiError(core.patchNamespacedPod({ namespace, name: 'p', body: {} }, setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch)));
-    expect(smp).toMatchObject({ code: 415, status: { reason: 'UnsupportedMediaType' } });
+  });
+
+  it('strategic merge patch of metadata merges like a merge patch; lists and directives get 415 naming the field', async () => {
+    const namespace = ns();
+    await core.createNamespacedPod({ namespace, body: pod('p', { a: '1' }) });
+    const strategic = setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch);
+    const patched = await core.patchNamespacedPod({ namespace, name: 'p', body: { metadata: { labels: { b: '2', a: null }, annotations: { n: 'x' } } } }, strategic);
+    expect(patched.metadata?.labels).toEqual({ b: '2' });
+    expect(patched.metadata?.annotations).toEqual({ n: 'x' });
+    const list = await apiError(core.patchNamespacedPod({ namespace, name: 'p', body: { metadata: { finalizers: ['x/y'] } } }, strategic));
+    expect(list).toMatchObject({ code: 415, status: { reason: 'UnsupportedMediaType' } });
+    expect(list.status?.message).toContain('metadata.finalizers');
+    const directive = await apiError(core.patchNamespacedPod({ namespace, name: 'p', body: { metadata: { labels: { $patch: 'replace' } } } }, strategic));
+    expect(directive.status?.message).toContain('metadata.labels.$patch');
+    // A refused patch changed nothing.
+    expect((await core.readNamespacedPod({ namespace, name: 'p' })).metadata?.resourceVersion).toBe(patched.metadata?.resourceVersion);
+    const stale = await apiError(core.patchNamespacedPod({ namespace, name: 'p', body: { metadata: { resourceVersion: '1', labels: { c: '3' } } } }, strategic));
+    expect(stale).toMatchObject({ code: 409, status: { reason: 'Conflict' } });
   });
 
   it('resourceVersion in a merge patch body is a precondition: of two concurrent claimers exactly one wins', async () => {

@@ -3,6 +3,7 @@ import { applyJsonPatch, decodeJsonPatch, JsonPatchApplyError, JsonPatchDecodeEr
 import { formatTime, randomNameSuffix, systemClock, type Clock } from './kube-time.js';
 import { buildMatcher, paginate, type ListOptions } from './list-query.js';
 import { applyMergePatch } from './merge-patch.js';
+import { unsupportedStrategicElement } from './strategic-merge-patch.js';
 import type { ObjectStore } from './object-store.js';
 import { PODS, type ResourceDefinition } from './resources.js';
 import { leaseRules } from './rules/lease-rules.js';
@@ -29,8 +30,11 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
 }
 
-/** `application/json-patch+json` (RFC 6902) or `application/merge-patch+json` (RFC 7386). */
-export type PatchKind = 'json' | 'merge';
+/**
+ * `application/json-patch+json` (RFC 6902), `application/merge-patch+json` (RFC 7386) or
+ * `application/strategic-merge-patch+json` (objects and scalars only: see strategic-merge-patch.ts).
+ */
+export type PatchKind = 'json' | 'merge' | 'strategic';
 
 /** A `PodList`/`SecretList`/`LeaseList`. */
 export interface KubeList {
@@ -113,8 +117,10 @@ export class KubeApi {
   patch(def: ResourceDefinition, namespace: string, name: string, kind: PatchKind, patch: unknown, options: WriteOptions = {}): KubeObject {
     const current = this.get(def, namespace, name);
     let patched: unknown;
-    if (kind === 'merge') {
+    if (kind === 'merge' || kind === 'strategic') {
       if (!isJsonObject(patch)) throw Statuses.badRequest('Invalid JSON Patch');
+      const unsupported = kind === 'strategic' ? unsupportedStrategicElement(patch) : undefined;
+      if (unsupported !== undefined) throw Statuses.strategicMergeUnsupported(unsupported);
       patched = applyMergePatch(current, patch);
     } else {
       try {

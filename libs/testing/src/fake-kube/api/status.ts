@@ -138,6 +138,16 @@ export const Statuses = {
       status(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`),
     );
   },
+  /** A strategic merge patch the fake cannot apply faithfully (see strategic-merge-patch.ts): still 415. */
+  strategicMergeUnsupported(path: string): KubeApiError {
+    return new KubeApiError(
+      status(
+        415,
+        'UnsupportedMediaType',
+        `the fake API server applies strategic merge patches of objects and scalars only; ${path} needs per-field merge rules it does not implement - send application/merge-patch+json or application/json-patch+json`,
+      ),
+    );
+  },
   notAcceptable(): KubeApiError {
     return new KubeApiError(
       status(406, 'NotAcceptable', 'only the following media types are accepted: application/json'),

@@ -1,4 +1,5 @@
 import { findResource, type ResourceDefinition } from '../api/resources.js';
+import { boolParam } from './query-params.js';
 
 /** Kubernetes verbs, as the API server's RequestInfo resolver names them. */
 export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
@@ -49,7 +50,7 @@ function resolveTarget(segments: string[]): RouteTarget {
 
 function resolveVerb(method: string, target: RouteTarget, query: URLSearchParams): KubeVerb | undefined {
   if (target.type !== 'resource') return undefined;
-  const watch = query.get('watch') === 'true' || query.get('watch') === '1';
+  const watch = boolParam(query, 'watch');
   if (target.name === undefined) {
     if (method === 'GET') return watch ? 'watch' : 'list';
     if (target.namespace === undefined) return undefined;

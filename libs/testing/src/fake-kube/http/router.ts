@@ -5,6 +5,7 @@ import { isJsonObject } from '../api/types.js';
 import { WatchSession } from '../api/watch-session.js';
 import { discoveryDocument, namespaceObject } from './discovery.js';
 import { formatTime } from '../api/kube-time.js';
+import { boolParam, intParam } from './query-params.js';
 import type { RequestInfo } from './request-info.js';
 
 /** Everything the router needs from the server. */
@@ -32,8 +33,8 @@ export interface RawBody {
 
 /** Media types accepted for create/update bodies (real servers also take YAML, protobuf and CBOR). */
 export const ACCEPTED_BODY_TYPES = ['application/json'] as const;
-/** Patch types the fake implements; strategic merge and apply answer 415 (see docs/fake-kube.md). */
-export const ACCEPTED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json'] as const;
+/** Patch types the fake implements (strategic merge for objects and scalars only); apply answers 415 (docs/fake-kube.md). */
+export const ACCEPTED_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'] as const;
 
 function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
@@ -59,14 +60,8 @@ function patchBody(body: RawBody, kind: string): { patchKind: PatchKind; patch: 
   const type = mediaType(body.contentType);
   if (type === 'application/json-patch+json') return { patchKind: 'json', patch: parseJson(body.text, kind) };
   if (type === 'application/merge-patch+json') return { patchKind: 'merge', patch: parseJson(body.text, kind) };
+  if (type === 'application/strategic-merge-patch+json') return { patchKind: 'strategic', patch: parseJson(body.text, kind) };
   throw Statuses.unsupportedMediaType(ACCEPTED_PATCH_TYPES);
-}
-
-function intParam(query: URLSearchParams, name: string): number | undefined {
-  const raw = query.get(name);
-  if (raw === null || raw === '') return undefined;
-  if (!/^-?\d+$/.test(raw)) throw Statuses.badRequest(`${name}: Invalid value: ${JSON.stringify(raw)}: must be an integer`);
-  return Number(raw);
 }
 
 function deleteOptions(info: RequestInfo, body: RawBody): DeleteOptions {
@@ -139,7 +134,7 @@ export function route(ctx: RouterContext, info: RequestInfo, body: RawBody): Rou
           ...selectors,
           resourceVersion: query.get('resourceVersion') ?? undefined,
           timeoutSeconds: intParam(query, 'timeoutSeconds'),
-          allowWatchBookmarks: query.get('allowWatchBookmarks') === 'true' || query.get('allowWatchBookmarks') === '1',
+          allowWatchBookmarks: boolParam(query, 'allowWatchBookmarks'),
         },
         ctx.bookmarkIntervalMs,
       );
