@@ -39,6 +39,8 @@ function expectedSessionPod(cfg: SandboxPodConfig): V1Pod {
             { name: 'SANDBOX_WORKDIR', value: '/workspace' },
             { name: 'SANDBOX_OUTPUT_DIR', value: '/workspace/.cli-mcp' },
             { name: 'SANDBOX_AGENT_PORT', value: '8090' },
+            { name: 'SANDBOX_MAX_TIMEOUT_SECONDS', value: '300' },
+            { name: 'SANDBOX_DEFAULT_TIMEOUT_SECONDS', value: '60' },
             { name: 'SANDBOX_AUTH_TOKEN', valueFrom: { secretKeyRef: { name: authSecretName(INSTANCE, SESSION_ID), key: 'token' } } },
           ],
           resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '512Mi' } },
@@ -160,6 +162,8 @@ describe(buildBasePod.name, () => {
       { name: 'SANDBOX_WORKDIR', value: '/workspace' },
       { name: 'SANDBOX_OUTPUT_DIR', value: '/workspace/.cli-mcp' },
       { name: 'SANDBOX_AGENT_PORT', value: '8090' },
+      { name: 'SANDBOX_MAX_TIMEOUT_SECONDS', value: '300' },
+      { name: 'SANDBOX_DEFAULT_TIMEOUT_SECONDS', value: '60' },
       { name: 'AWS_REGION', value: 'us-east-1' },
       { name: 'AWS_SECRET', valueFrom: { secretKeyRef: { name: 'aws', key: 'secret' } } },
     ]);
@@ -188,6 +192,12 @@ describe(buildBasePod.name, () => {
     expect(container(pod).env).toContainEqual({ name: 'SANDBOX_AGENT_PORT', value: '9000' });
     expect(pod.spec?.terminationGracePeriodSeconds).toBe(30);
     expect(pod.spec?.volumes?.map((v) => v.emptyDir?.sizeLimit)).toEqual([undefined, '5Gi', '64Mi']);
+  });
+
+  it('delivers the server\'s timeouts to the agent (C-AG-14): a 600 s max is the agent\'s max', () => {
+    const env = container(buildBasePod('p', sandboxConfig({ maxTimeoutSeconds: 600, defaultTimeoutSeconds: 45 }), NOW)).env;
+    expect(env).toContainEqual({ name: 'SANDBOX_MAX_TIMEOUT_SECONDS', value: '600' });
+    expect(env).toContainEqual({ name: 'SANDBOX_DEFAULT_TIMEOUT_SECONDS', value: '45' });
   });
 
   it('is deterministic for (cfg, name, now) and only the timestamps follow now', () => {

@@ -67,7 +67,10 @@ export function buildSandboxPodSpec(cfg: SandboxPodConfig, extraEnv: readonly V1
 
 /**
  * The env every sandbox starts with, before the overlay: kubeconfig and home (Go §6.1) and the agent's own
- * settings (C-AG-10, C-MCP-6). The overlay may not override any of them (`isReservedEnvName`).
+ * settings (C-AG-10, C-MCP-6), including the server's timeouts, so the agent caps at `--max-timeout` and not at
+ * its own 300 s default (C-AG-14). They are part of the spec, so the spec hash changes with them and the
+ * controller, building from the same config, recreates pool pods of an older max. The overlay may not override
+ * any of them (`isReservedEnvName`).
  */
 export function baseSandboxEnv(cfg: SandboxPodConfig): V1EnvVar[] {
   return [
@@ -76,6 +79,8 @@ export function baseSandboxEnv(cfg: SandboxPodConfig): V1EnvVar[] {
     { name: 'SANDBOX_WORKDIR', value: WORKSPACE_PATH },
     { name: 'SANDBOX_OUTPUT_DIR', value: OUTPUT_DIR },
     { name: 'SANDBOX_AGENT_PORT', value: String(cfg.agentPort) },
+    { name: 'SANDBOX_MAX_TIMEOUT_SECONDS', value: String(cfg.maxTimeoutSeconds) },
+    { name: 'SANDBOX_DEFAULT_TIMEOUT_SECONDS', value: String(cfg.defaultTimeoutSeconds) },
   ];
 }
 

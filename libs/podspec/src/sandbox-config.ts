@@ -39,6 +39,13 @@ export interface SandboxPodConfig {
   readonly terminationGracePeriodSeconds: number;
   readonly agentPort: number;
   readonly runtimeClassName?: string | undefined;
+  /**
+   * The server's `--max-timeout` in whole seconds, delivered as `SANDBOX_MAX_TIMEOUT_SECONDS`: the agent's own
+   * cap is the server's, never a hidden lower one (C-AG-14).
+   */
+  readonly maxTimeoutSeconds: number;
+  /** The server's `--default-timeout` (≤ the max, or the agent refuses to start): `SANDBOX_DEFAULT_TIMEOUT_SECONDS`. */
+  readonly defaultTimeoutSeconds: number;
 }
 
 /** Go `DefaultConfig()` resources (Go §3.1). */
@@ -53,8 +60,16 @@ export const DEFAULT_SANDBOX_RESOURCES: SandboxResources = {
 export const DEFAULT_WORKSPACE_SIZE_LIMIT = '1Gi';
 /** Default `/tmp` size limit. */
 export const DEFAULT_TMP_SIZE_LIMIT = '256Mi';
-/** Max command time 300 s + 10 s so the agent can drain a running command on delete (Go §18.3, C-HTTP-4). */
-export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = 310;
+/** The server's and the agent's default `--max-timeout` / `--default-timeout` (C-MCP-3). */
+export const DEFAULT_MAX_TIMEOUT_SECONDS = 300;
+export const DEFAULT_TIMEOUT_SECONDS = 60;
+/**
+ * Room beyond the max command time so the agent can drain a running command on delete (Go §18.3, C-HTTP-4):
+ * the default grace period is `maxTimeoutSeconds` + this.
+ */
+export const TERMINATION_GRACE_MARGIN_SECONDS = 10;
+/** The grace period for the default max timeout: 300 s + 10 s. */
+export const DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS = DEFAULT_MAX_TIMEOUT_SECONDS + TERMINATION_GRACE_MARGIN_SECONDS;
 /** The agent's port (C-AG-10). */
 export const DEFAULT_AGENT_PORT = 8090;
 
@@ -79,12 +94,15 @@ export interface RawSandboxPodConfig {
   terminationGracePeriodSeconds?: string | number;
   agentPort?: string | number;
   runtimeClassName?: string;
+  /** Whole seconds (the server converts its durations). */
+  maxTimeoutSeconds?: string | number;
+  defaultTimeoutSeconds?: string | number;
 }
 
 /** How each field is named in error messages (a flag, or e.g. `--flag / CLI_MCP_FLAG`, or a CR path). */
 export type SandboxFlagNames = { readonly [K in keyof RawSandboxPodConfig]-?: string };
 
-/** Flag names of the server (Go §7.2, C-K8S-9); the last five are this project's additions. */
+/** Flag names of the server (Go §7.2, C-K8S-9); those after `--sandbox-env` are this project's additions. */
 export const DEFAULT_SANDBOX_FLAG_NAMES: SandboxFlagNames = {
   namespace: '--namespace',
   instanceName: '--instance-name',
@@ -102,4 +120,6 @@ export const DEFAULT_SANDBOX_FLAG_NAMES: SandboxFlagNames = {
   terminationGracePeriodSeconds: '--sandbox-termination-grace-period',
   agentPort: '--sandbox-agent-port',
   runtimeClassName: '--sandbox-runtime-class',
+  maxTimeoutSeconds: '--max-timeout',
+  defaultTimeoutSeconds: '--default-timeout',
 };

@@ -26,6 +26,8 @@ describe(sandboxSpecHash.name, () => {
     ['grace period', { terminationGracePeriodSeconds: 30 }],
     ['agent port', { agentPort: 9000 }],
     ['runtime class', { runtimeClassName: 'gvisor' }],
+    ['max timeout (C-AG-14)', { maxTimeoutSeconds: 600, terminationGracePeriodSeconds: 310 }],
+    ['default timeout', { defaultTimeoutSeconds: 30 }],
   ])('changes with the %s', (_field, overrides) => {
     expect(sandboxSpecHash(sandboxConfig(overrides))).not.toBe(base);
   });

@@ -58,6 +58,8 @@ describe(validateSandboxPodConfig.name, () => {
       terminationGracePeriodSeconds: 310,
       agentPort: 8090,
       runtimeClassName: undefined,
+      maxTimeoutSeconds: 300,
+      defaultTimeoutSeconds: 60,
     });
     expect(config.resources).toEqual(DEFAULT_SANDBOX_RESOURCES);
     expect([config.workspaceSizeLimit, config.tmpSizeLimit]).toEqual([DEFAULT_WORKSPACE_SIZE_LIMIT, DEFAULT_TMP_SIZE_LIMIT]);
@@ -192,6 +194,22 @@ describe(validateSandboxPodConfig.name, () => {
       validateSandboxPodConfig(rawConfig({ terminationGracePeriodSeconds: '0', agentPort: 9000, runtimeClassName: 'gvisor', workspaceSizeLimit: '5Gi', tmpSizeLimit: '64Mi' })),
     );
     expect(config).toMatchObject({ terminationGracePeriodSeconds: 0, agentPort: 9000, runtimeClassName: 'gvisor', workspaceSizeLimit: '5Gi', tmpSizeLimit: '64Mi' });
+  });
+
+  it('carries the server timeouts (C-AG-14); the default grace period is the max timeout + 10 s', () => {
+    const config = configOf(validateSandboxPodConfig(rawConfig({ maxTimeoutSeconds: 600, defaultTimeoutSeconds: '90' })));
+    expect(config).toMatchObject({ maxTimeoutSeconds: 600, defaultTimeoutSeconds: 90, terminationGracePeriodSeconds: 610 });
+    expect(configOf(validateSandboxPodConfig(rawConfig({ maxTimeoutSeconds: 600, terminationGracePeriodSeconds: 5 }))).terminationGracePeriodSeconds).toBe(5);
+  });
+
+  it('rejects timeouts the agent would refuse to start with, naming the flags', () => {
+    expect(errorsOf(rawConfig({ maxTimeoutSeconds: 30 }))).toEqual(['--default-timeout must not exceed --max-timeout']);
+    expect(errorsOf(rawConfig({ maxTimeoutSeconds: 0, defaultTimeoutSeconds: '1.5' }))).toEqual([
+      '--max-timeout must be an integer number of seconds between 1 and 86400 (got 0)',
+      '--default-timeout must be an integer number of seconds between 1 and 86400 (got "1.5")',
+    ]);
+    expect(errorsOf(rawConfig({ maxTimeoutSeconds: 86_401 }))).toHaveLength(1);
+    expect(errorsOf(rawConfig({ maxTimeoutSeconds: 30, defaultTimeoutSeconds: 30 }))).toEqual([]);
   });
 
   it.each([['1.5'], ['abc'], [1.5], [-1]])('rejects grace period %j', (value) => {

@@ -3,12 +3,14 @@ import { instanceNameProblem, isDnsLabel, isDnsSubdomain } from './identifiers.j
 import { compareQuantities, parseResourceQuantity, type QuantityResult, type ResourceQuantityRules } from './quantity.js';
 import {
   DEFAULT_AGENT_PORT,
+  DEFAULT_MAX_TIMEOUT_SECONDS,
   DEFAULT_SANDBOX_FLAG_NAMES,
   DEFAULT_SANDBOX_RESOURCES,
-  DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS,
+  DEFAULT_TIMEOUT_SECONDS,
   DEFAULT_TMP_SIZE_LIMIT,
   DEFAULT_WORKSPACE_SIZE_LIMIT,
   IMAGE_PULL_POLICIES,
+  TERMINATION_GRACE_MARGIN_SECONDS,
   type ImagePullPolicy,
   type RawSandboxPodConfig,
   type SandboxFlagNames,
@@ -25,12 +27,15 @@ const CPU: ResourceQuantityRules = { unit: 'cpu', positive: false };
 const CPU_LIMIT: ResourceQuantityRules = { unit: 'cpu', positive: true };
 const BYTES: ResourceQuantityRules = { unit: 'bytes', positive: false };
 const BYTES_LIMIT: ResourceQuantityRules = { unit: 'bytes', positive: true };
+/** The agent accepts timeouts up to a day (SANDBOX_MAX_TIMEOUT_SECONDS), as the server's flags do. */
+const MAX_AGENT_TIMEOUT_SECONDS = 86_400;
 
 /**
  * Validates raw sandbox settings into a {@link SandboxPodConfig}. Blank values are unset: identity fields are
  * then required (Go §7.2 messages, no identity defaults — Go P3), the rest take the Go defaults. Checks are
  * reported in Go's startup order, then this project's additions: quantities (never negative, requests ≤
- * limits, C-K8S-3), pull policy, env overlay, size limits, grace period, agent port, runtime class.
+ * limits, C-K8S-3), pull policy, env overlay, size limits, timeouts (C-AG-14), grace period, agent port,
+ * runtime class.
  * `flagNames` overrides how fields are named in messages (e.g. to add the env variable, C-CFG-1).
  */
 export function validateSandboxPodConfig(
@@ -68,7 +73,9 @@ export function validateSandboxPodConfig(
   const env = envOverlay(raw.env, flags.env, errors, warnings);
   const workspace = quantity(raw.workspaceSizeLimit, DEFAULT_WORKSPACE_SIZE_LIMIT, flags.workspaceSizeLimit, BYTES_LIMIT, errors);
   const tmp = quantity(raw.tmpSizeLimit, DEFAULT_TMP_SIZE_LIMIT, flags.tmpSizeLimit, BYTES_LIMIT, errors);
-  const grace = integer(raw.terminationGracePeriodSeconds, DEFAULT_TERMINATION_GRACE_PERIOD_SECONDS, 0, 2_147_483_647);
+  const timeouts = agentTimeouts(raw, flags, errors);
+  // A command may run up to the max timeout: the default grace lets it finish when its pod is deleted.
+  const grace = integer(raw.terminationGracePeriodSeconds, timeouts.maxTimeoutSeconds + TERMINATION_GRACE_MARGIN_SECONDS, 0, 2_147_483_647);
   if (grace === undefined) {
     errors.push(`${flags.terminationGracePeriodSeconds} must be a non-negative integer number of seconds (got ${show(raw.terminationGracePeriodSeconds)})`);
   }
@@ -99,8 +106,21 @@ export function validateSandboxPodConfig(
     terminationGracePeriodSeconds: grace!,
     agentPort: agentPort!,
     runtimeClassName,
+    ...timeouts,
   };
   return { ok: true, config, warnings };
+}
+
+/** The agent's timeout bounds; whole seconds 1 s – 24 h like the server's flags, the default ≤ the max. */
+function agentTimeouts(raw: RawSandboxPodConfig, flags: SandboxFlagNames, errors: string[]): { maxTimeoutSeconds: number; defaultTimeoutSeconds: number } {
+  const max = integer(raw.maxTimeoutSeconds, DEFAULT_MAX_TIMEOUT_SECONDS, 1, MAX_AGENT_TIMEOUT_SECONDS);
+  const fallback = integer(raw.defaultTimeoutSeconds, DEFAULT_TIMEOUT_SECONDS, 1, MAX_AGENT_TIMEOUT_SECONDS);
+  const range = `an integer number of seconds between 1 and ${MAX_AGENT_TIMEOUT_SECONDS}`;
+  if (max === undefined) errors.push(`${flags.maxTimeoutSeconds} must be ${range} (got ${show(raw.maxTimeoutSeconds)})`);
+  if (fallback === undefined) errors.push(`${flags.defaultTimeoutSeconds} must be ${range} (got ${show(raw.defaultTimeoutSeconds)})`);
+  // The same words as the server's own check, so the server can drop the duplicate.
+  if (max !== undefined && fallback !== undefined && fallback > max) errors.push(`${flags.defaultTimeoutSeconds} must not exceed ${flags.maxTimeoutSeconds}`);
+  return { maxTimeoutSeconds: max ?? DEFAULT_MAX_TIMEOUT_SECONDS, defaultTimeoutSeconds: fallback ?? DEFAULT_TIMEOUT_SECONDS };
 }
 
 /** A quantity field: its text (given or default), whether it was defaulted, and the parse outcome. */

@@ -256,6 +256,15 @@ describe(loadServerConfig.name, () => {
     ]);
   });
 
+  it('gives the sandbox pods the server\'s timeouts, so the agent caps at --max-timeout (C-AG-14)', async () => {
+    const c = await config([...kubeFlags, '--max-timeout', '10m', '--default-timeout', '90s']);
+    expect(c.kubernetes.podConfig).toMatchObject({ maxTimeoutSeconds: 600, defaultTimeoutSeconds: 90, terminationGracePeriodSeconds: 610 });
+    // One rule, one message: the pod settings do not repeat the server's own timeout problem.
+    expect(await problems([...kubeFlags, '--max-timeout', '30s'])).toEqual([
+      '--default-timeout (env CLI_MCP_DEFAULT_TIMEOUT) must not exceed --max-timeout (env CLI_MCP_MAX_TIMEOUT)',
+    ]);
+  });
+
   it('does not validate Kubernetes flags for the local backend', async () => {
     const c = await config(['--sandbox-cpu-request', 'not-a-quantity']);
     expect(c.kubernetes.podConfig).toBeUndefined();

@@ -117,7 +117,7 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
       idleTimeoutMs: flags.duration('idle-timeout', { minMs: 1000, maxMs: 30 * DAY_MS }, 30 * 60_000),
       warmPoolSize,
     },
-    kubernetes: readKubernetesFlags(flags, backend === 'kubernetes', warnings),
+    kubernetes: readKubernetesFlags(flags, backend === 'kubernetes', { maxTimeoutSeconds: maxTimeoutMs / 1000, defaultTimeoutSeconds: defaultTimeoutMs / 1000 }, warnings),
     logLevel: flags.oneOf('log-level', LOG_LEVELS, 'info'),
   };
   if (flags.problems.length > 0) return { kind: 'invalid', problems: flags.problems };
@@ -249,7 +249,12 @@ async function readHmacKey(
 }
 
 /** The pod settings are validated only when the backend is selected; every problem names its flag and env var. */
-function readKubernetesFlags(flags: FlagReader, selected: boolean, warnings: string[]): KubernetesFlags {
+function readKubernetesFlags(
+  flags: FlagReader,
+  selected: boolean,
+  timeouts: Pick<RawSandboxPodConfig, 'maxTimeoutSeconds' | 'defaultTimeoutSeconds'>,
+  warnings: string[],
+): KubernetesFlags {
   const raw: RawSandboxPodConfig = {
     namespace: flags.string('namespace'),
     instanceName: flags.string('instance-name'),
@@ -266,6 +271,8 @@ function readKubernetesFlags(flags: FlagReader, selected: boolean, warnings: str
     tmpSizeLimit: flags.string('sandbox-tmp-size-limit'),
     terminationGracePeriodSeconds: flags.string('sandbox-termination-grace-period'),
     runtimeClassName: flags.string('sandbox-runtime-class'),
+    // The agent in every pod caps at the server's max, not at its own default (C-AG-14).
+    ...timeouts,
   };
   let podConfig: SandboxPodConfig | undefined;
   if (selected) {
@@ -278,7 +285,8 @@ function readKubernetesFlags(flags: FlagReader, selected: boolean, warnings: str
     const result = validateSandboxPodConfig(raw, names);
     warnings.push(...result.warnings);
     if (result.ok) podConfig = result.config;
-    else for (const error of result.errors) flags.fail(error);
+    // The timeout rules are the server's own too: report a shared problem once.
+    else for (const error of result.errors) if (!flags.problems.includes(error)) flags.fail(error);
   }
   return {
     podConfig,

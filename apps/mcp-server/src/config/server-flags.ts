@@ -52,7 +52,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   { group: KUBE, name: 'sandbox-env', valueName: 'json', description: 'Extra sandbox env as a JSON array of Kubernetes EnvVar.' },
   { group: KUBE, name: 'sandbox-workspace-size-limit', valueName: 'quantity', defaultText: '1Gi', description: 'sizeLimit of the /workspace emptyDir.' },
   { group: KUBE, name: 'sandbox-tmp-size-limit', valueName: 'quantity', defaultText: '256Mi', description: 'sizeLimit of the /tmp emptyDir (the root filesystem is read-only).' },
-  { group: KUBE, name: 'sandbox-termination-grace-period', valueName: 'seconds', defaultText: '310', description: 'terminationGracePeriodSeconds of sandbox pods (a running command may finish).' },
+  { group: KUBE, name: 'sandbox-termination-grace-period', valueName: 'seconds', defaultText: 'max-timeout + 10', description: 'terminationGracePeriodSeconds of sandbox pods (a running command may finish).' },
   { group: KUBE, name: 'sandbox-runtime-class', valueName: 'name', description: 'runtimeClassName of sandbox pods (e.g. gvisor or kata for stronger isolation).' },
   { group: KUBE, name: 'ready-timeout', valueName: 'duration', default: '60s', description: 'How long a new sandbox may take to become ready.' },
   { group: KUBE, name: 'activity-interval', valueName: 'duration', default: '30s', description: 'At most one last-activity update per session per interval.' },

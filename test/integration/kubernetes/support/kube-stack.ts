@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { AgentClient } from '@cli-mcp/agent-client';
-import { buildWarmPod, validateSandboxPodConfig, warmPodName, type SandboxPodConfig } from '@cli-mcp/podspec';
+import { buildWarmPod, validateSandboxPodConfig, warmPodName, type RawSandboxPodConfig, type SandboxPodConfig } from '@cli-mcp/podspec';
 import { KubernetesBackend, SessionManager, SessionMetrics, createKubernetesBackend, type KubernetesBackendLogger } from '@cli-mcp/session';
 import { PODS, SECRETS, startFakeCluster, type FakeCluster, type KubeletOptions, type KubeObject } from '@cli-mcp/testing';
 import { randomBytes } from 'node:crypto';
@@ -28,7 +28,7 @@ if (skipReason) console.warn(`[kubernetes integration] skipped: ${skipReason}`);
 /** Probe delays ÷ 20 (1 s initial delay → 50 ms): pods are Ready shortly after the agent listens. */
 export const FAST_KUBELET: KubeletOptions = { speedup: 20, restartBackoffMs: 200, maxTerminationGraceMs: 2_000, stopGraceMs: 1_000 };
 
-export function podConfig(): SandboxPodConfig {
+export function podConfig(overrides: RawSandboxPodConfig = {}): SandboxPodConfig {
   const result = validateSandboxPodConfig({
     namespace: NAMESPACE,
     instanceName: INSTANCE,
@@ -36,6 +36,7 @@ export function podConfig(): SandboxPodConfig {
     serviceAccountName: 'cli-mcp-oc-sandbox',
     kubeconfigSecret: KUBECONFIG_SECRET,
     terminationGracePeriodSeconds: 1,
+    ...overrides,
   });
   if (!result.ok) throw new Error(result.errors.join('; '));
   return result.config;
@@ -68,9 +69,9 @@ export interface KubeStack {
   stop(): Promise<void>;
 }
 
-export async function startKubeStack(kubelet: KubeletOptions = FAST_KUBELET): Promise<KubeStack> {
+export async function startKubeStack(kubelet: KubeletOptions = FAST_KUBELET, podSettings: RawSandboxPodConfig = {}): Promise<KubeStack> {
   const cluster = await startFakeCluster({ namespace: NAMESPACE, kubelet });
-  const cfg = podConfig();
+  const cfg = podConfig(podSettings);
   // The sandbox's own kubeconfig Secret (mounted at /config) is the operator's, not the server's: seed it.
   cluster.api.create(SECRETS, NAMESPACE, {
     apiVersion: 'v1', kind: 'Secret', metadata: { name: KUBECONFIG_SECRET }, stringData: { kubeconfig: 'apiVersion: v1\nkind: Config\n' },
