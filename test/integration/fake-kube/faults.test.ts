@@ -55,6 +55,30 @@ describe('fault injection and request log (observed by client-node)', () => {
     });
   });
 
+  it('holds a request until the test lets it go, while other requests are served', async () => {
+    const namespace = ns();
+    let arrived!: () => void;
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    let release!: () => void;
+    const go = new Promise<void>((resolve) => (release = resolve));
+    cluster.faults.add({
+      method: 'POST',
+      pathPattern: /\/pods$/,
+      times: 1,
+      hold: () => {
+        arrived();
+        return go;
+      },
+    });
+    const creating = core.createNamespacedPod({ namespace, body: pod('held') });
+    await arrival;
+    // Not created yet: the held request has not been handled; other requests go through meanwhile.
+    expect((await core.listNamespacedPod({ namespace })).items).toEqual([]);
+    release();
+    expect((await creating).metadata?.name).toBe('held');
+    expect((await core.listNamespacedPod({ namespace })).items.map((p) => p.metadata?.name)).toEqual(['held']);
+  });
+
   it('adds latency', async () => {
     cluster.faults.add({ pathPattern: /\/pods$/, delayMs: 200, times: 1 });
     const started = performance.now();

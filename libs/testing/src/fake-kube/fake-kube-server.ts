@@ -191,6 +191,7 @@ export class FakeKubeServer {
     if (fault) {
       record.faulted = true;
       if (fault.delayMs > 0) await delay(fault.delayMs);
+      if (fault.hold) await fault.hold().catch(() => undefined);
       if (fault.dropConnection) {
         req.socket.destroy();
         return;

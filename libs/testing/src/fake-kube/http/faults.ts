@@ -18,6 +18,11 @@ export interface FaultRule {
   times?: number;
   /** Delay before the request is answered (or handled normally). */
   delayMs?: number;
+  /**
+   * Called when a matching request arrives; the request waits until the returned promise settles (after
+   * `delayMs`). Lets a test pause one request at an exact point of a race instead of guessing a delay.
+   */
+  hold?: () => Promise<unknown>;
   /** Answer with this Status (a full body, or just an HTTP code with the conventional reason). */
   status?: Status | number;
   /** Adds a `Retry-After` header (and `details.retryAfterSeconds` when `status` is a code). */
@@ -39,6 +44,7 @@ export interface FaultHandle {
 /** What the server must do for one request. */
 export interface FaultAction {
   delayMs: number;
+  hold?: () => Promise<unknown>;
   respond?: { status: Status; headers: Record<string, string> };
   dropConnection: boolean;
   cutWatchAfterMs?: number;
@@ -103,7 +109,7 @@ export class FaultInjector {
     if (!active) return undefined;
     active.hits++;
     const { rule } = active;
-    const action: FaultAction = { delayMs: rule.delayMs ?? 0, dropConnection: rule.dropConnection ?? false, cutWatchAfterMs: rule.cutWatchAfterMs };
+    const action: FaultAction = { delayMs: rule.delayMs ?? 0, hold: rule.hold, dropConnection: rule.dropConnection ?? false, cutWatchAfterMs: rule.cutWatchAfterMs };
     if (rule.status !== undefined) {
       const status = typeof rule.status === 'number' ? statusForCode(rule.status, rule.retryAfterSeconds) : rule.status;
       const headers: Record<string, string> = {};
