@@ -22,6 +22,13 @@ export const LAST_ACTIVITY_ANNOTATION = 'cli-mcp.redhat.com/last-activity';
  * unassigned pods whose hash differs from the current configuration's (C-CTL-2).
  */
 export const SPEC_HASH_ANNOTATION = 'cli-mcp.redhat.com/spec-hash';
+/**
+ * Annotation: why an unassigned pod must never be claimed. `token-conflict`: its agent answered `/assign` with
+ * 409 for a token it does not hold (C-AG-13) — an earlier claim's `/assign` landed although its claimer saw a
+ * failure. Claimers skip such pods and never delete them (a replica may still serve the pod it assigned); the
+ * controller replaces them in the pool (C-CTL-6).
+ */
+export const UNCLAIMABLE_ANNOTATION = 'cli-mcp.redhat.com/unclaimable';
 
 /** Selector of every sandbox pod (assigned or not) of `instance`: `instance=<i>,component=sandbox`. */
 export function sandboxSelector(instance: string): string {

@@ -1,10 +1,11 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import type { SandboxPodConfig } from '@cli-mcp/podspec';
+import { authSecretName, type SandboxPodConfig } from '@cli-mcp/podspec';
 import type { Clock } from '../clock.js';
 import type { SessionMetrics } from '../session-metrics.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { KubeApi } from './kube-api.port.js';
 import type { KubernetesAgentPort, KubernetesBackendLogger } from './kubernetes-backend.options.js';
+import { isMissingSecret } from './pod-selection.js';
 
 /** Why an acquisition's signal was aborted: the caller gave up, DELETE ended the session, or the server stops. */
 export type AbortCause = 'caller' | 'released' | 'shutdown';
@@ -53,6 +54,17 @@ export interface Acquired {
 export function shouldCleanupAfterWaitFailure(error: unknown, cause: AbortCause | undefined): boolean {
   if (error === undefined || error === null) return false;
   return cause === undefined || cause === 'released';
+}
+
+/**
+ * Readiness blocker of a session pod (it reads the token from the session Secret): the Secret is gone. A DELETE of
+ * the session on another replica removes it (it found no pod yet to delete), so the pod can never start; the wait
+ * fails at once with this text instead of after `--ready-timeout`, and the creator removes its pod — an ended
+ * session is never brought back by recreating its Secret (docs/kubernetes-backend.md, "Races").
+ */
+export function missingSecretBlocker(ctx: AcquireContext): (pod: V1Pod) => string | undefined {
+  const secret = authSecretName(ctx.cfg.instanceName, ctx.sessionId);
+  return (pod) => (isMissingSecret(pod, secret) ? `the session's auth Secret "${secret}" was deleted while the pod was starting (was the session ended?)` : undefined);
 }
 
 /** The SessionError for an acquisition whose signal was aborted. */

@@ -1,5 +1,4 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, buildAuthSecret, formatTimestamp, unassignedSelector } from '@cli-mcp/podspec';
 import { SessionErrorCode } from '../session-error.js';
 import { resolveError, shouldCleanupAfterWaitFailure, throwIfAborted, type AcquireContext } from './acquire-context.js';
@@ -8,6 +7,8 @@ import { agentUrlOf, podName } from './format.js';
 import { errorText, isAlreadyExists, isConflict, isNotFound } from './kube-error.js';
 import { PodWaitError, waitForPodReady } from './pod-readiness.js';
 import { claimOrder, isServing } from './pod-selection.js';
+import { keepOldestClaim } from './claim-tightening.js';
+import { deliverToken, type TokenDelivery } from './token-delivery.js';
 
 /** Result of one claim round over the unassigned pods. */
 export type ClaimOutcome =
@@ -28,8 +29,11 @@ type Attempt = { kind: 'claimed'; pod: V1Pod } | { kind: 'next' } | { kind: 'sib
  *  2. the session Secret — AlreadyExists means a sibling replica is claiming or created this session: roll the
  *     label back and stop, so the caller REDISCOVERS instead of making a second pod (Go §3.9/§4.4);
  *  3. readiness (watch) if the pod was not serving yet — failure is `claimed pod not ready`, no fallback;
- *  4. `POST /assign` with the token — failure rolls back and tries the next pod.
- * Rollback and cleanup use a fresh timeout, never the caller's signal (Go §18.16).
+ *  4. the token, by the one delivery path (`deliverToken`: `/assign`, a 409 or an ambiguous failure settled by
+ *     asking the agent which token it holds) — our token → claimed; another token → the pod is unlabelled and
+ *     marked unclaimable, NEVER deleted (a replica may serve it); any other failure rolls back; then next pod.
+ * Candidates skip terminating, finished, crash-looping and marked pods (C-CTL-5). A claim that succeeded is
+ * tightened (`keepOldestClaim`). Rollback and cleanup use a fresh timeout, never the caller's signal (Go §18.16).
  */
 export async function claimUnassignedPod(ctx: AcquireContext): Promise<ClaimOutcome> {
   let items: V1Pod[];
@@ -44,7 +48,7 @@ export async function claimUnassignedPod(ctx: AcquireContext): Promise<ClaimOutc
   if (candidates.length === 0) return { kind: 'none' };
   for (const candidate of candidates) {
     const attempt = await tryClaim(ctx, candidate);
-    if (attempt.kind === 'claimed') return attempt;
+    if (attempt.kind === 'claimed') return { kind: 'claimed', pod: await keepOldestClaim(ctx, attempt.pod) };
     if (attempt.kind === 'sibling') return { kind: 'failed', sibling: true };
   }
   ctx.logger.debug?.('claim: all unassigned claim attempts failed', { session_id: ctx.sessionId, candidates: candidates.length });
@@ -106,19 +110,24 @@ async function tryClaim(ctx: AcquireContext, candidate: V1Pod): Promise<Attempt>
     }
   }
 
+  let delivery: TokenDelivery;
   try {
-    await ctx.agent.assign(agentUrlOf(pod.status?.podIP ?? '', ctx.cfg.agentPort), ctx.token, ctx.signal);
+    delivery = await deliverToken(ctx.agent, agentUrlOf(pod.status?.podIP ?? '', ctx.cfg.agentPort), ctx.token, ctx.signal);
   } catch (error) {
-    if (error instanceof AgentError && error.code === AgentErrorCode.Status && error.status === 409) {
-      // The agent already holds some token: it can never serve a new session, so do not return it to the pool.
-      ctx.logger.warn('claim: unassigned pod already holds a token; deleting it', fields);
-      await deletePodAndSecret(ctx, name);
-    } else {
-      await rollbackLabel(ctx, name);
-      await deleteSessionSecret(ctx);
-    }
+    await rollbackLabel(ctx, name);
+    await deleteSessionSecret(ctx);
     throwIfAborted(ctx);
     ctx.logger.warn('claim: assign token to claimed pod failed', { ...fields, error: errorText(error) });
+    return { kind: 'next' };
+  }
+  if (delivery === 'foreign') {
+    // The agent holds a token that is not ours: an earlier claim's /assign landed although its claimer saw a
+    // failure. The replica that delivered it may still serve the pod from its cache, so it is NOT deleted (issue 7):
+    // unlabelled and marked, claimers skip it and the controller replaces it in the pool.
+    ctx.logger.warn('claim: unassigned pod holds another token; marking it unclaimable', fields);
+    await rollbackLabel(ctx, name, 'token-conflict');
+    await deleteSessionSecret(ctx);
+    throwIfAborted(ctx);
     return { kind: 'next' };
   }
   ctx.metrics?.sandboxReady(Math.max(0, ctx.clock.now() - started) / 1000);

@@ -1,4 +1,4 @@
-import { SESSION_ID_LABEL, authSecretName } from '@cli-mcp/podspec';
+import { SESSION_ID_LABEL, UNCLAIMABLE_ANNOTATION, authSecretName } from '@cli-mcp/podspec';
 import type { AcquireContext } from './acquire-context.js';
 import { errorText, isConflict, isNotFound } from './kube-error.js';
 
@@ -10,16 +10,18 @@ import { errorText, isConflict, isNotFound } from './kube-error.js';
 /**
  * Removes OUR session label (fresh timeout). Read first and patch with that resourceVersion as a precondition,
  * so a rollback can never strip the label of another session that claimed the pod meanwhile (e.g. after an
- * aborted patch that never landed); a Conflict from a kubelet status write is retried.
+ * aborted patch that never landed); a Conflict from a kubelet status write is retried. `unclaimable` also marks
+ * the pod so no claimer takes it again (`UNCLAIMABLE_ANNOTATION`).
  */
-export async function rollbackLabel(ctx: AcquireContext, name: string): Promise<void> {
+export async function rollbackLabel(ctx: AcquireContext, name: string, unclaimable?: 'token-conflict'): Promise<void> {
   const signal = ctx.cleanup();
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
       const pod = await ctx.api.getPod(name, signal);
       if (pod.metadata?.labels?.[SESSION_ID_LABEL] !== ctx.sessionId) return;
       try {
-        await ctx.api.mergePatchPod(name, { metadata: { resourceVersion: pod.metadata.resourceVersion, labels: { [SESSION_ID_LABEL]: null } } }, signal);
+        const mark = unclaimable === undefined ? {} : { annotations: { [UNCLAIMABLE_ANNOTATION]: unclaimable } };
+        await ctx.api.mergePatchPod(name, { metadata: { resourceVersion: pod.metadata.resourceVersion, labels: { [SESSION_ID_LABEL]: null }, ...mark } }, signal);
         return;
       } catch (error) {
         if (!isConflict(error)) throw error;

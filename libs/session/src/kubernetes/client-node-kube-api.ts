@@ -15,7 +15,7 @@ import {
 } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
 import { KubeError } from './kube-error.js';
-import type { KubeApi, PodList, PodListQuery, PodMergePatch, PodWatchEnd } from './kube-api.port.js';
+import type { DeletePreconditions, KubeApi, PodList, PodListQuery, PodMergePatch, PodWatchEnd } from './kube-api.port.js';
 import { KubeRequestMetrics, type KubeResource, type KubeVerb } from './kube-request-metrics.js';
 
 export interface ClientNodeKubeApiOptions {
@@ -75,8 +75,9 @@ export class ClientNodeKubeApi implements KubeApi {
     );
   }
 
-  async deletePod(name: string, signal: AbortSignal): Promise<void> {
-    await this.send('delete', 'pods', signal, (options) => this.core.deleteNamespacedPod({ name, namespace: this.namespace }, options));
+  async deletePod(name: string, signal: AbortSignal, preconditions?: DeletePreconditions): Promise<void> {
+    const body = preconditions === undefined ? undefined : { preconditions };
+    await this.send('delete', 'pods', signal, (options) => this.core.deleteNamespacedPod({ name, namespace: this.namespace, body }, options));
   }
 
   async createSecret(secret: V1Secret, signal: AbortSignal): Promise<void> {

@@ -1,7 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { buildAuthSecret, buildSessionPod, isTerminal, isTerminating, sessionPodName } from '@cli-mcp/podspec';
 import { SessionErrorCode } from '../session-error.js';
-import { resolveError, shouldCleanupAfterWaitFailure, throwIfAborted, type AcquireContext, type Acquired } from './acquire-context.js';
+import { missingSecretBlocker, resolveError, shouldCleanupAfterWaitFailure, throwIfAborted, type AcquireContext, type Acquired } from './acquire-context.js';
 import { deletePodAndSecret, deleteSessionSecret } from './cleanup.js';
 import { discoverSessionPod } from './discover.js';
 import { errorText, isAlreadyExists, isNotFound, isQuotaExceeded } from './kube-error.js';
@@ -55,7 +55,7 @@ async function createAndAwait(ctx: AcquireContext, state: CreateState): Promise<
   ctx.stamped(name);
   const started = ctx.clock.now();
   try {
-    const pod = await waitForPodReady(ctx, created, ctx.readyTimeoutMs, ctx.signal);
+    const pod = await waitForPodReady(ctx, created, ctx.readyTimeoutMs, ctx.signal, { blockedBy: missingSecretBlocker(ctx) });
     ctx.metrics?.sandboxReady(Math.max(0, ctx.clock.now() - started) / 1000);
     ctx.logger.info('created sandbox pod', { session_id: ctx.sessionId, pod: name, recreated: state.hadEarlierSandbox });
     return { pod, path: 'create', hadEarlierSandbox: state.hadEarlierSandbox };

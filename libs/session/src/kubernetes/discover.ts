@@ -1,6 +1,6 @@
 import { SESSION_ID_LABEL, assignedSelector } from '@cli-mcp/podspec';
 import { SessionErrorCode } from '../session-error.js';
-import { resolveError, throwIfAborted, type AcquireContext, type Acquired } from './acquire-context.js';
+import { missingSecretBlocker, resolveError, throwIfAborted, type AcquireContext, type Acquired } from './acquire-context.js';
 import { errorText } from './kube-error.js';
 import { PodWaitError, waitForPodReady } from './pod-readiness.js';
 import { selectSessionPod } from './pod-selection.js';
@@ -31,7 +31,7 @@ export async function discoverSessionPod(ctx: AcquireContext, stage: string): Pr
   if (!pending) return { hadEarlierPod };
   try {
     const stillOwned = (pod: { metadata?: { labels?: Record<string, string> } }): boolean => pod.metadata?.labels?.[SESSION_ID_LABEL] === ctx.sessionId;
-    const pod = await waitForPodReady(ctx, pending, ctx.readyTimeoutMs, ctx.signal, { stillOwned });
+    const pod = await waitForPodReady(ctx, pending, ctx.readyTimeoutMs, ctx.signal, { stillOwned, blockedBy: missingSecretBlocker(ctx) });
     return { found: { pod, path: 'discover', hadEarlierSandbox: false }, hadEarlierPod };
   } catch (error) {
     throwIfAborted(ctx);

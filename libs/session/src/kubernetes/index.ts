@@ -4,7 +4,10 @@ export {
 } from './kubernetes-backend.options.js';
 export { createKubernetesBackend, type CreateKubernetesBackendOptions } from './create-kubernetes-backend.js';
 export { ClientNodeKubeApi, type ClientNodeKubeApiOptions } from './client-node-kube-api.js';
-export type { KubeApi, PodList, PodListQuery, PodMergePatch, PodWatchEnd } from './kube-api.port.js';
+export type { DeletePreconditions, KubeApi, PodList, PodListQuery, PodMergePatch, PodWatchEnd } from './kube-api.port.js';
 export { KubeError } from './kube-error.js';
+export {
+  CRASH_LOOP_RESTARTS, claimOrder, isCrashLooping, isLive, isServing, unclaimableReason, type UnclaimableReason,
+} from './pod-selection.js';
 export { KUBE_REQUESTS_METRIC } from './kube-request-metrics.js';
 export { loadKubeConfig } from './kube-config.js';

@@ -17,8 +17,11 @@ export interface KubeApi {
    * the pod changed since it was read (first writer wins, C-K8S-4). `null` deletes a key.
    */
   mergePatchPod(name: string, patch: PodMergePatch, signal: AbortSignal): Promise<V1Pod>;
-  /** Deletes without waiting for termination (C-K8S-8). */
-  deletePod(name: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Deletes without waiting for termination (C-K8S-8). `preconditions` (uid, resourceVersion) make it 409
+   * `Conflict` when the pod is not the one that was read (claim tightening, C-CTL-5).
+   */
+  deletePod(name: string, signal: AbortSignal, preconditions?: DeletePreconditions): Promise<void>;
   /**
    * Watches the one pod `name` from `resourceVersion` until `until(pod)` holds for an ADDED/MODIFIED event, the
    * pod is DELETED, the stream closes or the server answers 410 Expired. Never polls (C-K8S-5).
@@ -26,6 +29,11 @@ export interface KubeApi {
   watchPodUntil(name: string, resourceVersion: string | undefined, until: (pod: V1Pod) => boolean, signal: AbortSignal): Promise<PodWatchEnd>;
   createSecret(secret: V1Secret, signal: AbortSignal): Promise<void>;
   deleteSecret(name: string, signal: AbortSignal): Promise<void>;
+}
+
+export interface DeletePreconditions {
+  uid?: string;
+  resourceVersion?: string;
 }
 
 export interface PodListQuery {

@@ -4,7 +4,7 @@
  * last-activity stamped at claim (§18.9).
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { SESSION_ID_LABEL, authSecretName, sessionPodName } from '@cli-mcp/podspec';
+import { SESSION_ID_LABEL, UNCLAIMABLE_ANNOTATION, authSecretName, sessionPodName } from '@cli-mcp/podspec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionErrorCode } from '../session-error.js';
 import type { PodMergePatch } from './kube-api.port.js';
@@ -76,7 +76,9 @@ describe(`${KubernetesBackend.name} claim (TestClaimPod)`, () => {
     expect(secret?.stringData).toEqual({ token: TOKEN });
     expect(f.agent.calls.map((c) => [c.baseUrl, c.token])).toEqual([['http://10.0.0.4:8090', TOKEN]]);
     expect(store.labelOf('warm-1')).toBe(SESSION);
-    expect(f.api.sequence).toEqual(['listPods', 'listPods', 'mergePatchPod', 'createSecret']);
+    // The last list is the claim tightening's re-list of the session's pods (C-CTL-5): one pod, nothing to delete.
+    expect(f.api.sequence).toEqual(['listPods', 'listPods', 'mergePatchPod', 'createSecret', 'listPods']);
+    expect(f.agent.outputCalls).toEqual([]);
   });
 
   it('claims Ready pods first, oldest first', async () => {
@@ -99,7 +101,7 @@ describe(`${KubernetesBackend.name} claim (TestClaimPod)`, () => {
     f.agent.onAssign(async () => undefined);
     const handle = await f.sut.acquire(SESSION, new AbortController().signal);
     expect(handle).toMatchObject({ path: 'claim', agentUrl: 'http://10.0.0.8:8090' });
-    expect(f.api.sequence).toEqual(['listPods', 'listPods', 'mergePatchPod', 'createSecret', 'watchPodUntil']);
+    expect(f.api.sequence).toEqual(['listPods', 'listPods', 'mergePatchPod', 'createSecret', 'watchPodUntil', 'listPods']);
   });
 
   it('does not claim a pod of another instance; with nothing claimable it creates on demand', async () => {
@@ -165,7 +167,7 @@ describe(`${KubernetesBackend.name} claim (TestClaimPod)`, () => {
     expect(f.api.callsOf('deleteSecret')).toHaveLength(0);
   });
 
-  it('/assign 500 → label rolled back, Secret deleted, next pod claimed', async () => {
+  it('/assign 500 and the agent is still unassigned → label rolled back, Secret deleted, next pod claimed', async () => {
     f = backendFixture();
     const store = podStore(f, [pod({ name: 'bad', ip: '10.0.0.1' }), pod({ name: 'good', ip: '10.0.0.2', created: '2026-07-29T11:00:00Z' })]);
     f.api.on('createSecret', async () => undefined);
@@ -173,11 +175,32 @@ describe(`${KubernetesBackend.name} claim (TestClaimPod)`, () => {
     f.agent.onAssign(async (url) => {
       if (url.includes('10.0.0.1')) throw agentErrors.status(500, 'boom');
     });
+    // After a 5xx the assign may have landed: the agent is asked, and says it holds no token.
+    f.agent.onOutput(async () => {
+      throw agentErrors.status(503, 'agent not assigned');
+    });
     const handle = await f.sut.acquire(SESSION, new AbortController().signal);
     expect(handle).toMatchObject({ sandboxName: 'good', path: 'claim' });
     expect(store.labelOf('bad')).toBeUndefined();
     expect(f.api.callsOf('deleteSecret').map(([name]) => name)).toEqual([authSecretName('oc', SESSION)]);
     expect(f.agent.calls.map((c) => c.token)).toEqual([TOKEN, TOKEN]);
+    expect(f.agent.outputCalls.map((c) => [c.baseUrl, c.token])).toEqual([['http://10.0.0.1:8090', TOKEN]]);
+  });
+
+  it('/assign timed out but the agent took our token → the claim stands (no rollback of a pod that serves us)', async () => {
+    f = backendFixture();
+    const store = podStore(f, [pod({ name: 'slow-answer', ip: '10.0.0.1' })]);
+    f.api.on('createSecret', async () => undefined);
+    f.agent.onAssign(async () => {
+      throw agentErrors.timeout();
+    });
+    f.agent.onOutput(async (_url, token) => {
+      if (token !== TOKEN) throw agentErrors.unauthorized();
+      return { running: false };
+    });
+    expect(await f.sut.acquire(SESSION, new AbortController().signal)).toMatchObject({ sandboxName: 'slow-answer', path: 'claim' });
+    expect(store.labelOf('slow-answer')).toBe(SESSION);
+    expect(f.agent.outputCalls[0]?.requestId).toMatch(/^token-check-/);
   });
 
   it('/assign fails because the caller aborted → rollback still runs, on a fresh signal; no create', async () => {
@@ -200,17 +223,102 @@ describe(`${KubernetesBackend.name} claim (TestClaimPod)`, () => {
     expect(f.api.callsOf('createPod')).toHaveLength(0);
   });
 
-  it('/assign 409 (the agent already holds a token) → that pod is deleted, not returned to the pool', async () => {
+  it('/assign 409 and the agent holds ANOTHER token → never deleted: unlabelled, marked unclaimable, next pod', async () => {
     f = backendFixture();
-    podStore(f, [pod({ name: 'poisoned', ip: '10.0.0.1' }), pod({ name: 'good', ip: '10.0.0.2', created: '2026-07-29T11:00:00Z' })]);
+    const store = podStore(f, [pod({ name: 'poisoned', ip: '10.0.0.1' }), pod({ name: 'good', ip: '10.0.0.2', created: '2026-07-29T11:00:00Z' })]);
     f.api.on('createSecret', async () => undefined);
     f.api.on('deleteSecret', async () => undefined);
-    f.api.on('deletePod', async () => undefined);
     f.agent.onAssign(async (url) => {
       if (url.includes('10.0.0.1')) throw agentErrors.status(409, 'already assigned');
     });
+    f.agent.onOutput(async () => {
+      throw agentErrors.unauthorized();
+    });
     expect((await f.sut.acquire(SESSION, new AbortController().signal)).sandboxName).toBe('good');
-    expect(f.api.callsOf('deletePod').map(([name]) => name)).toEqual(['poisoned']);
+    expect(f.api.callsOf('deletePod')).toEqual([]);
+    expect(store.labelOf('poisoned')).toBeUndefined();
+    expect(store.pods[0]?.metadata?.annotations?.[UNCLAIMABLE_ANNOTATION]).toBe('token-conflict');
+    expect(f.api.callsOf('mergePatchPod')[1]?.[1]).toEqual({
+      metadata: { resourceVersion: '11', labels: { [SESSION_ID_LABEL]: null }, annotations: { [UNCLAIMABLE_ANNOTATION]: 'token-conflict' } },
+    });
+    expect(f.api.callsOf('deleteSecret')).toHaveLength(1);
+  });
+
+  it('/assign 409 because a sibling delivered OUR token first (agent before C-AG-13) → claimed, nothing deleted', async () => {
+    f = backendFixture();
+    const store = podStore(f, [pod({ name: 'shared', ip: '10.0.0.1' })]);
+    f.api.on('createSecret', async () => undefined);
+    f.agent.onAssign(async () => {
+      throw agentErrors.status(409, 'already assigned');
+    });
+    f.agent.onOutput(async (_url, token) => {
+      if (token !== TOKEN) throw agentErrors.unauthorized();
+      return { running: false };
+    });
+    expect(await f.sut.acquire(SESSION, new AbortController().signal)).toMatchObject({ sandboxName: 'shared', path: 'claim' });
+    expect(store.labelOf('shared')).toBe(SESSION);
+    expect(f.api.callsOf('deletePod')).toEqual([]);
+    expect(f.api.callsOf('deleteSecret')).toEqual([]);
+  });
+
+  it('skips terminating, finished, crash-looping and marked pods (C-CTL-5)', async () => {
+    f = backendFixture();
+    const crashLooping = pod({ name: 'crash-looping', created: '2026-07-29T08:00:00Z' });
+    crashLooping.status!.containerStatuses = [{ name: 'sandbox', image: 'i', imageID: '', ready: false, restartCount: 4, state: { waiting: { reason: 'CrashLoopBackOff' } } }];
+    const marked = pod({ name: 'marked', created: '2026-07-29T08:10:00Z' });
+    marked.metadata!.annotations = { [UNCLAIMABLE_ANNOTATION]: 'token-conflict' };
+    podStore(f, [
+      pod({ name: 'terminating', deleting: true, created: '2026-07-29T07:00:00Z' }),
+      pod({ name: 'failed', phase: 'Failed', created: '2026-07-29T07:30:00Z' }),
+      crashLooping,
+      marked,
+      pod({ name: 'healthy', created: '2026-07-29T12:00:00Z' }),
+    ]);
+    f.api.on('createSecret', async () => undefined);
+    f.agent.onAssign(async () => undefined);
+    expect((await f.sut.acquire(SESSION, new AbortController().signal)).sandboxName).toBe('healthy');
+    expect(f.api.callsOf('mergePatchPod').map(([name]) => name)).toEqual(['healthy']);
+  });
+
+  it('tightening: an older serving pod of the session wins; the other live ones are deleted with uid + resourceVersion preconditions', async () => {
+    f = backendFixture();
+    const store = podStore(f, [
+      pod({ name: 'warm', ip: '10.0.0.4', created: '2026-07-29T12:00:00Z' }),
+      pod({ name: 'older', session: 'not-yet', ip: '10.0.0.5', created: '2026-07-29T09:00:00Z', rv: '30' }),
+      pod({ name: 'pending-extra', session: 'not-yet', ready: false, created: '2026-07-29T11:00:00Z', rv: '31' }),
+    ]);
+    f.api.on('createSecret', async () => {
+      // Both appear for our session between our discovery and our claim (e.g. a DELETE racing a create elsewhere).
+      for (const p of store.pods.slice(1)) p.metadata!.labels![SESSION_ID_LABEL] = SESSION;
+    });
+    f.agent.onAssign(async () => undefined);
+    const deleted: unknown[] = [];
+    f.api.on('deletePod', async (name, _signal, preconditions) => {
+      deleted.push([name, preconditions]);
+      if (name === 'pending-extra') throw kubeErrors.conflict();
+    });
+    const handle = await f.sut.acquire(SESSION, new AbortController().signal);
+    expect(handle).toMatchObject({ sandboxName: 'older', agentUrl: 'http://10.0.0.5:8090', path: 'claim' });
+    expect(deleted).toEqual([
+      ['warm', { uid: 'uid-warm', resourceVersion: '11' }],
+      ['pending-extra', { uid: 'uid-pending-extra', resourceVersion: '31' }],
+    ]);
+    expect(f.api.callsOf('deleteSecret')).toEqual([]);
+  });
+
+  it('tightening is best effort: a failed re-list keeps the claimed pod', async () => {
+    f = backendFixture();
+    const store = podStore(f, [pod({ name: 'warm' })]);
+    f.api.on('createSecret', async () => undefined);
+    f.agent.onAssign(async () => undefined);
+    const list = f.api.handler('listPods');
+    let lists = 0;
+    f.api.on('listPods', async (query, signal) => {
+      if (++lists === 3) throw kubeErrors.internal();
+      return list(query, signal);
+    });
+    expect((await f.sut.acquire(SESSION, new AbortController().signal)).sandboxName).toBe('warm');
+    expect(store.labelOf('warm')).toBe(SESSION);
   });
 
   it('every claim fails → rediscover, then create (no pod stays labelled)', async () => {
@@ -221,6 +329,9 @@ describe(`${KubernetesBackend.name} claim (TestClaimPod)`, () => {
     createsReadyPods(f, store);
     f.agent.onAssign(async () => {
       throw agentErrors.status(500, 'boom');
+    });
+    f.agent.onOutput(async () => {
+      throw agentErrors.status(503, 'agent not assigned');
     });
     const handle = await f.sut.acquire(SESSION, new AbortController().signal);
     expect(handle).toMatchObject({ path: 'create' });

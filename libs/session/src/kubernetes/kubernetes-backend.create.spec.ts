@@ -4,7 +4,7 @@
  * notice rule.
  */
 import type { V1Pod } from '@kubernetes/client-node';
-import { sessionPodName } from '@cli-mcp/podspec';
+import { authSecretName, sessionPodName } from '@cli-mcp/podspec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionErrorCode } from '../session-error.js';
 import { KubeError } from './kube-error.js';
@@ -98,6 +98,29 @@ describe(`${KubernetesBackend.name} create`, () => {
       message: `resolve pod: create sandbox pod: wait for pod ready: pod "${POD}" not ready within 1m0s`,
     });
     expect(f.api.callsOf('deletePod').map(([name, signal]) => [name, signal.aborted])).toEqual([[POD, false]]);
+    expect(f.api.callsOf('deleteSecret')).toHaveLength(1);
+  });
+
+  it('the session Secret vanished while the pod starts (a DELETE on another replica) → fails at once, removes its pod', async () => {
+    emptyCluster();
+    const secret = authSecretName('oc', SESSION);
+    f.api.on('createPod', async (body) => asCreated(body));
+    f.api.on('watchPodUntil', async (_name, _rv, until) => {
+      const blocked = asCreated({ metadata: { name: POD } });
+      blocked.status!.containerStatuses = [
+        { name: 'sandbox', image: 'i', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason: 'CreateContainerConfigError', message: `secret "${secret}" not found` } } },
+      ];
+      expect(until(blocked)).toBe(true);
+      return { type: 'matched', pod: blocked };
+    });
+    f.api.on('deletePod', async () => undefined);
+    f.api.on('deleteSecret', async () => undefined);
+    // No clock advance: the wait ends on the pod's status, not at the 60 s deadline.
+    await expect(f.sut.acquire(SESSION, new AbortController().signal)).rejects.toMatchObject({
+      code: SessionErrorCode.SandboxUnavailable,
+      message: `resolve pod: create sandbox pod: wait for pod ready: the session's auth Secret "${secret}" was deleted while the pod was starting (was the session ended?)`,
+    });
+    expect(f.api.callsOf('deletePod').map(([name]) => name)).toEqual([POD]);
     expect(f.api.callsOf('deleteSecret')).toHaveLength(1);
   });
 

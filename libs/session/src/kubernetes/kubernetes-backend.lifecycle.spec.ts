@@ -162,13 +162,30 @@ describe(`${KubernetesBackend.name}.reassign`, () => {
     expect(f.agent.calls.map((c) => [c.baseUrl, c.token])).toEqual([['http://10.0.0.1:8090', TOKEN]]);
   });
 
-  it('treats 409 already assigned as done (a sibling re-delivered it first)', async () => {
+  it('treats 409 as done when the agent holds our token (a sibling re-delivered it first)', async () => {
     f = backendFixture();
     f.api.on('getPod', async () => pod({ name: 'sbx-1', session: SESSION }));
     f.agent.onAssign(async () => {
       throw agentErrors.status(409, 'already assigned');
     });
+    f.agent.onOutput(async () => ({ running: false }));
     await expect(f.sut.reassign(handleFor(), new AbortController().signal)).resolves.toBeUndefined();
+    expect(f.agent.outputCalls.map((c) => c.token)).toEqual([TOKEN]);
+  });
+
+  it('fails when the agent holds another token, through the same delivery path as the claim', async () => {
+    f = backendFixture();
+    f.api.on('getPod', async () => pod({ name: 'sbx-1', session: SESSION }));
+    f.agent.onAssign(async () => {
+      throw agentErrors.status(409, 'already assigned');
+    });
+    f.agent.onOutput(async () => {
+      throw agentErrors.unauthorized();
+    });
+    await expect(f.sut.reassign(handleFor(), new AbortController().signal)).rejects.toMatchObject({
+      code: SessionErrorCode.SandboxUnavailable,
+      message: 'reassign token: the agent of pod "sbx-1" holds another session\'s token',
+    });
   });
 
   it('never hands the token to a pod that lost the session label or is gone', async () => {

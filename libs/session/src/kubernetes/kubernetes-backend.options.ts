@@ -4,8 +4,11 @@ import type { Clock } from '../clock.js';
 import type { SessionMetrics } from '../session-metrics.js';
 import type { KubeApi } from './kube-api.port.js';
 
-/** The agent call the backend makes itself: token delivery to a claimed or restarted pod (C-K8S-4/7). */
-export type KubernetesAgentPort = Pick<AgentClient, 'assign'>;
+/**
+ * The agent calls the backend makes itself: token delivery to a claimed or restarted pod (C-K8S-4/7), and
+ * `/output` as a read-only check of which token an agent holds after an ambiguous `/assign` (token-delivery.ts).
+ */
+export type KubernetesAgentPort = Pick<AgentClient, 'assign' | 'output'>;
 
 /** Structured log sink (fields never carry the token). */
 export interface KubernetesBackendLogger {

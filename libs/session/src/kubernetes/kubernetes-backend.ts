@@ -1,5 +1,4 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 import { deriveSessionToken } from '@cli-mcp/auth';
 import { SESSION_ID_LABEL, assignedSelector, authSecretName, sessionPodName, type SandboxPodConfig } from '@cli-mcp/podspec';
 import { systemClock, type Clock } from '../clock.js';
@@ -19,6 +18,7 @@ import {
   KUBERNETES_DEFAULTS, silentLogger, type KubernetesAgentPort, type KubernetesBackendLogger, type KubernetesBackendOptions,
 } from './kubernetes-backend.options.js';
 import { isLive, selectSessionPod } from './pod-selection.js';
+import { deliverToken, type TokenDelivery } from './token-delivery.js';
 
 /**
  * The `kubernetes` sandbox backend: one hardened pod per session, any number of stateless server replicas
@@ -107,8 +107,9 @@ export class KubernetesBackend implements SandboxBackend {
 
   /**
    * Re-delivers the token to an agent that restarted unassigned (C-K8S-7: a claimed pod's container restarted;
-   * its token came by `/assign`, not env). The pod is re-read first so a token is never handed to a pod that
-   * no longer carries this session's label. 409 `already assigned` = someone re-delivered it first.
+   * its token came by `/assign`, not env), or whose claimer has not assigned it yet. The pod is re-read first so
+   * a token is never handed to a pod that no longer carries this session's label. Same delivery path as the
+   * claim (`deliverToken`): our token already there (a sibling was first) is success; another token is an error.
    */
   async reassign(handle: SandboxHandle, signal: AbortSignal): Promise<void> {
     let pod: V1Pod;
@@ -122,14 +123,17 @@ export class KubernetesBackend implements SandboxBackend {
     if (pod.metadata?.labels?.[SESSION_ID_LABEL] !== handle.sessionId || !isLive(pod)) {
       throw new SessionError(SessionErrorCode.SandboxUnavailable, `reassign token: pod "${handle.sandboxName}" no longer belongs to the session`);
     }
+    let delivery: TokenDelivery;
     try {
-      await this.agent.assign(handle.agentUrl, handle.token, signal);
-      this.logger.info('re-delivered the session token to a restarted agent', { session_id: handle.sessionId, pod: handle.sandboxName });
+      delivery = await deliverToken(this.agent, handle.agentUrl, handle.token, signal);
     } catch (error) {
-      if (error instanceof AgentError && error.code === AgentErrorCode.Status && error.status === 409) return;
       if (signal.aborted) throw abortedAcquisition('caller');
       throw new SessionError(SessionErrorCode.AgentFailure, `reassign token: ${errorText(error)}`, { cause: error });
     }
+    if (delivery === 'foreign') {
+      throw new SessionError(SessionErrorCode.SandboxUnavailable, `reassign token: the agent of pod "${handle.sandboxName}" holds another session's token`);
+    }
+    this.logger.info('re-delivered the session token to the agent', { session_id: handle.sessionId, pod: handle.sandboxName });
   }
 
   /** Throttled, fire-and-forget last-activity patch (C-K8S-6). Never throws, never awaited by the command. */

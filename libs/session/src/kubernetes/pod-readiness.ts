@@ -6,7 +6,7 @@ import type { KubeApi, PodWatchEnd } from './kube-api.port.js';
 import { KubeError, errorText, isNotFound } from './kube-error.js';
 import { isServing } from './pod-selection.js';
 
-export type PodWaitFailure = 'timeout' | 'deleted' | 'disowned' | 'failed' | 'terminating' | 'api';
+export type PodWaitFailure = 'timeout' | 'deleted' | 'disowned' | 'failed' | 'terminating' | 'blocked' | 'api';
 
 /** The pod itself did not become ready (as opposed to the caller giving up). Message = Go catalogue text. */
 export class PodWaitError extends Error {
@@ -27,6 +27,8 @@ export interface PodReadinessDeps {
 export interface PodWaitOptions {
   /** False once the pod stops belonging to the waiter (e.g. a sibling rolled its claim back) → `disowned`. */
   stillOwned?: (pod: V1Pod) => boolean;
+  /** Why the pod can never become ready as it is (e.g. its Secret is gone) → `blocked` at once, not at the deadline. */
+  blockedBy?: (pod: V1Pod) => string | undefined;
 }
 
 // A watch that ends this soon without progress is retried after a growing pause, so a failing API server
@@ -132,6 +134,8 @@ function readiness(pod: V1Pod, options: PodWaitOptions): Verdict {
   if (isServing(pod)) return 'done';
   if (isTerminating(pod)) return new PodWaitError('terminating', `pod "${name}" is being deleted`);
   if (isTerminal(pod)) return new PodWaitError('failed', `pod "${name}" finished with phase ${pod.status?.phase}`);
+  const blocked = options.blockedBy?.(pod);
+  if (blocked !== undefined) return new PodWaitError('blocked', blocked);
   return undefined;
 }
 

@@ -1,5 +1,9 @@
+import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
+import { UNCLAIMABLE_ANNOTATION } from '@cli-mcp/podspec';
 import { describe, expect, it } from 'vitest';
-import { claimOrder, isLive, isServing, selectSessionPod } from './pod-selection.js';
+import {
+  CRASH_LOOP_RESTARTS, claimOrder, isCrashLooping, isLive, isMissingSecret, isServing, selectSessionPod, unclaimableReason,
+} from './pod-selection.js';
 import { pod } from './testing/strict-kube-api.js';
 
 const names = (pods: { metadata?: { name?: string } }[]): Array<string | undefined> => pods.map((p) => p.metadata?.name);
@@ -66,5 +70,49 @@ describe('isLive', () => {
     expect(isLive(pod({ name: 'x', phase: 'Failed' }))).toBe(false);
     expect(isLive(pod({ name: 'x', phase: 'Succeeded' }))).toBe(false);
     expect(isLive(pod({ name: 'x', deleting: true }))).toBe(false);
+  });
+});
+
+/** A pod whose one container has the given status fields. */
+function withContainer(name: string, status: Partial<V1ContainerStatus>): V1Pod {
+  const p = pod({ name, ready: status.ready ?? false });
+  p.status!.containerStatuses = [{ name: 'sandbox', image: 'i', imageID: '', ready: false, restartCount: 0, ...status }];
+  return p;
+}
+
+describe('isCrashLooping', () => {
+  it('is true in CrashLoopBackOff, or after CRASH_LOOP_RESTARTS restarts while not ready', () => {
+    expect(isCrashLooping(withContainer('backoff', { restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff' } } }))).toBe(true);
+    expect(isCrashLooping(withContainer('flapping', { restartCount: CRASH_LOOP_RESTARTS, state: { running: {} } }))).toBe(true);
+  });
+
+  it('is false for a healthy pod, a pod restarted a few times, and one that recovered after many restarts', () => {
+    expect(isCrashLooping(pod({ name: 'fresh' }))).toBe(false);
+    expect(isCrashLooping(withContainer('restarted', { restartCount: CRASH_LOOP_RESTARTS - 1, state: { running: {} } }))).toBe(false);
+    expect(isCrashLooping(withContainer('recovered', { restartCount: 9, ready: true, state: { running: {} } }))).toBe(false);
+  });
+});
+
+describe('unclaimableReason', () => {
+  it('names why a pod must not be claimed (C-CTL-5), or undefined', () => {
+    const marked = pod({ name: 'marked' });
+    marked.metadata!.annotations = { [UNCLAIMABLE_ANNOTATION]: 'token-conflict' };
+    expect(unclaimableReason(pod({ name: 'ok' }))).toBeUndefined();
+    expect(unclaimableReason(pod({ name: 'pending', ready: false }))).toBeUndefined();
+    expect(unclaimableReason(pod({ name: 't', deleting: true }))).toBe('terminating');
+    expect(unclaimableReason(pod({ name: 'f', phase: 'Failed' }))).toBe('finished');
+    expect(unclaimableReason(withContainer('c', { state: { waiting: { reason: 'CrashLoopBackOff' } } }))).toBe('crash-looping');
+    expect(unclaimableReason(marked)).toBe('marked');
+  });
+});
+
+describe('isMissingSecret', () => {
+  const blocked = (message: string): V1Pod => withContainer('p', { state: { waiting: { reason: 'CreateContainerConfigError', message } } });
+
+  it('recognises the kubelet\'s CreateContainerConfigError for exactly that Secret', () => {
+    expect(isMissingSecret(blocked('secret "cli-mcp-auth-oc-s-1234abcd" not found'), 'cli-mcp-auth-oc-s-1234abcd')).toBe(true);
+    expect(isMissingSecret(blocked('secret "aws" not found'), 'cli-mcp-auth-oc-s-1234abcd')).toBe(false);
+    expect(isMissingSecret(withContainer('p', { state: { waiting: { reason: 'ContainerCreating' } } }), 'x')).toBe(false);
+    expect(isMissingSecret(pod({ name: 'ready' }), 'x')).toBe(false);
   });
 });

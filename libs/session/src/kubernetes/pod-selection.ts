@@ -1,10 +1,16 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { isPodReady, isTerminal, isTerminating, oldestFirst } from '@cli-mcp/podspec';
+import { UNCLAIMABLE_ANNOTATION, isPodReady, isTerminal, isTerminating, oldestFirst } from '@cli-mcp/podspec';
 
 /**
- * Pure choices over listed pods (C-K8S-4). Every replica applies the same order to the same list, so siblings
- * converge on the same pod.
+ * Pure choices over listed pods (C-K8S-4, C-CTL-5/6). Every replica applies the same order to the same list, so
+ * siblings converge on the same pod; the controller uses the same predicates for the pool.
  */
+
+/**
+ * Restarts after which a container that is not ready counts as crash-looping even between two back-offs, when
+ * the kubelet shows it `Running` (or `ContainerCreating`) rather than `CrashLoopBackOff`.
+ */
+export const CRASH_LOOP_RESTARTS = 3;
 
 /** Ready with an address the agent can be reached at. */
 export function isServing(pod: V1Pod): boolean {
@@ -36,9 +42,42 @@ export function selectSessionPod(pods: readonly V1Pod[]): SessionPods {
   return { ready, pending, hadEarlierPod: pods.some(isTerminal) };
 }
 
-/** Claim candidates: live unassigned pods, serving ones first, then oldest first (C-K8S-4). */
+/**
+ * Crash-looping, from the container statuses: a container waiting in `CrashLoopBackOff`, or restarted at least
+ * {@link CRASH_LOOP_RESTARTS} times and not ready. Such a pod is no sandbox to hand out (C-CTL-5/6).
+ */
+export function isCrashLooping(pod: V1Pod): boolean {
+  return (pod.status?.containerStatuses ?? []).some(
+    (status) => status.state?.waiting?.reason === 'CrashLoopBackOff' || ((status.restartCount ?? 0) >= CRASH_LOOP_RESTARTS && status.ready !== true),
+  );
+}
+
+/** Why an unassigned pod must not be claimed, or undefined when it may be (C-CTL-5). */
+export type UnclaimableReason = 'terminating' | 'finished' | 'crash-looping' | 'marked';
+
+export function unclaimableReason(pod: V1Pod): UnclaimableReason | undefined {
+  if (isTerminating(pod)) return 'terminating';
+  if (isTerminal(pod)) return 'finished';
+  if (isCrashLooping(pod)) return 'crash-looping';
+  // Its agent holds a token nobody asked for (claim.ts, `token-conflict`): never claimable again.
+  if (pod.metadata?.annotations?.[UNCLAIMABLE_ANNOTATION] !== undefined) return 'marked';
+  return undefined;
+}
+
+/**
+ * The pod cannot start because the session's auth Secret is gone: the kubelet reports the container waiting in
+ * `CreateContainerConfigError` with `secret "<name>" not found`. It stays so until the Secret reappears, which a
+ * session that was ended never does — so a wait fails at once instead of running into its deadline.
+ */
+export function isMissingSecret(pod: V1Pod, secretName: string): boolean {
+  return (pod.status?.containerStatuses ?? []).some(
+    (status) => status.state?.waiting?.reason === 'CreateContainerConfigError' && (status.state.waiting.message ?? '').includes(`secret "${secretName}" not found`),
+  );
+}
+
+/** Claim candidates: claimable unassigned pods, serving ones first, then oldest first (C-K8S-4, C-CTL-5). */
 export function claimOrder(pods: readonly V1Pod[]): V1Pod[] {
-  return pods.filter(isLive).sort((a, b) => {
+  return pods.filter((pod) => unclaimableReason(pod) === undefined).sort((a, b) => {
     const byReadiness = Number(isServing(b)) - Number(isServing(a));
     return byReadiness !== 0 ? byReadiness : oldestFirst(a, b);
   });

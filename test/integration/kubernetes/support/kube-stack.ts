@@ -55,6 +55,20 @@ export interface ReplicaOptions {
   activityIntervalMs?: number;
   requestTimeoutMs?: number;
   cacheTtlMs?: number;
+  /** Awaited before each `POST /assign` this replica sends: pauses a claim at an exact point of a race. */
+  beforeAssign?: (agentUrl: string) => Promise<void>;
+}
+
+/** The real agent client, with a hook in front of `/assign` (the races' interleaving point). */
+class HookedAgentClient extends AgentClient {
+  constructor(private readonly beforeAssign?: (agentUrl: string) => Promise<void>) {
+    super();
+  }
+
+  override async assign(baseUrl: string, token: string, signal?: AbortSignal): Promise<void> {
+    await this.beforeAssign?.(baseUrl);
+    return super.assign(baseUrl, token, signal);
+  }
 }
 
 export interface KubeStack {
@@ -83,7 +97,7 @@ export async function startKubeStack(kubelet: KubeletOptions = FAST_KUBELET, pod
     replica(options = {}) {
       const registry = new Registry();
       const metrics = new SessionMetrics(registry);
-      const agent = new AgentClient();
+      const agent = new HookedAgentClient(options.beforeAssign);
       const logs: Replica['logs'] = [];
       const logger: KubernetesBackendLogger = {
         debug: (message, fields) => logs.push({ level: 'debug', message, fields }),

@@ -4,9 +4,9 @@
  * a strict agent and pod/error fixtures.
  */
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
-import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
+import { AgentError, AgentErrorCode, type OutputResponse } from '@cli-mcp/agent-client';
 import { INSTANCE_LABEL, COMPONENT_LABEL, SANDBOX_COMPONENT, SESSION_ID_LABEL, type SandboxPodConfig, validateSandboxPodConfig } from '@cli-mcp/podspec';
-import type { KubeApi, PodList, PodListQuery, PodMergePatch, PodWatchEnd } from '../kube-api.port.js';
+import type { DeletePreconditions, KubeApi, PodList, PodListQuery, PodMergePatch, PodWatchEnd } from '../kube-api.port.js';
 import { KubeError } from '../kube-error.js';
 
 export interface KubeCalls {
@@ -14,7 +14,7 @@ export interface KubeCalls {
   getPod: (name: string, signal: AbortSignal) => Promise<V1Pod>;
   createPod: (pod: V1Pod, signal: AbortSignal) => Promise<V1Pod>;
   mergePatchPod: (name: string, patch: PodMergePatch, signal: AbortSignal) => Promise<V1Pod>;
-  deletePod: (name: string, signal: AbortSignal) => Promise<void>;
+  deletePod: (name: string, signal: AbortSignal, preconditions?: DeletePreconditions) => Promise<void>;
   watchPodUntil: (name: string, resourceVersion: string | undefined, until: (pod: V1Pod) => boolean, signal: AbortSignal) => Promise<PodWatchEnd>;
   createSecret: (secret: V1Secret, signal: AbortSignal) => Promise<void>;
   deleteSecret: (name: string, signal: AbortSignal) => Promise<void>;
@@ -67,8 +67,8 @@ export class StrictKubeApi implements KubeApi {
   mergePatchPod(name: string, patch: PodMergePatch, signal: AbortSignal): Promise<V1Pod> {
     return this.invoke('mergePatchPod', [name, patch, signal]);
   }
-  deletePod(name: string, signal: AbortSignal): Promise<void> {
-    return this.invoke('deletePod', [name, signal]);
+  deletePod(name: string, signal: AbortSignal, preconditions?: DeletePreconditions): Promise<void> {
+    return this.invoke('deletePod', preconditions === undefined ? [name, signal] : [name, signal, preconditions]);
   }
   watchPodUntil(name: string, resourceVersion: string | undefined, until: (pod: V1Pod) => boolean, signal: AbortSignal): Promise<PodWatchEnd> {
     return this.invoke('watchPodUntil', [name, resourceVersion, until, signal]);
@@ -91,15 +91,32 @@ export class StrictKubeApi implements KubeApi {
   }
 }
 
-/** Strict fake of the agent's `/assign`. */
+/** Strict fake of the agent's `/assign` and of `/output` (the token check after an ambiguous assign). */
 export class StrictAssignAgent {
   readonly calls: Array<{ baseUrl: string; token: string; signal?: AbortSignal }> = [];
+  readonly outputCalls: Array<{ baseUrl: string; token: string; requestId?: string }> = [];
   unexpected = 0;
   private handler?: (baseUrl: string, token: string, signal?: AbortSignal) => Promise<void>;
+  private outputHandler?: (baseUrl: string, token: string) => Promise<OutputResponse>;
 
   onAssign(handler: (baseUrl: string, token: string, signal?: AbortSignal) => Promise<void>): this {
     this.handler = handler;
     return this;
+  }
+
+  /** Answers `/output`: e.g. `{running: false}` for the token the agent holds, a 401 AgentError for another. */
+  onOutput(handler: (baseUrl: string, token: string) => Promise<OutputResponse>): this {
+    this.outputHandler = handler;
+    return this;
+  }
+
+  output(baseUrl: string, token: string, requestId?: string): Promise<OutputResponse> {
+    this.outputCalls.push({ baseUrl, token, requestId });
+    if (!this.outputHandler) {
+      this.unexpected++;
+      return Promise.reject(new Error('unexpected output'));
+    }
+    return Promise.resolve().then(() => (this.outputHandler as (u: string, t: string) => Promise<OutputResponse>)(baseUrl, token));
   }
 
   assign(baseUrl: string, token: string, signal?: AbortSignal): Promise<void> {
@@ -178,6 +195,10 @@ export const kubeErrors = {
 
 export const agentErrors = {
   status: (status: number, message: string) => new AgentError(AgentErrorCode.Status, 'assign', 'http://10.0.0.1:8090/assign', `unexpected status ${status}`, status, message),
+  /** `/output` with a token the agent does not hold. */
+  unauthorized: () => new AgentError(AgentErrorCode.Status, 'output', 'http://10.0.0.1:8090/output', 'unexpected status 401', 401, 'unauthorized'),
+  /** No response within the control timeout (the request may have been processed). */
+  timeout: () => new AgentError(AgentErrorCode.Network, 'assign', 'http://10.0.0.1:8090/assign', 'no response within 10000 ms'),
   aborted: () => new AgentError(AgentErrorCode.Aborted, 'assign', 'http://10.0.0.1:8090/assign', 'request aborted'),
 };
 

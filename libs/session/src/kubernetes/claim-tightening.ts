@@ -1,0 +1,47 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { assignedSelector } from '@cli-mcp/podspec';
+import type { AcquireContext } from './acquire-context.js';
+import { podName } from './format.js';
+import { errorText, isConflict, isNotFound } from './kube-error.js';
+import { isLive, selectSessionPod } from './pod-selection.js';
+
+/**
+ * Claim tightening (C-CTL-5, the Go operator's rule): after a successful claim, re-list the session's pods and
+ * keep ONE — the oldest serving pod, the same pod discovery on every replica picks — deleting the other live
+ * ones. Two pods for one session can still arise where the Secret guard cannot see it (a rollback that failed, a
+ * DELETE racing a create on another replica); without this each replica could keep using a different one.
+ *
+ * Each delete carries the pod's uid and resourceVersion as preconditions: a pod that changed since the list (a
+ * sibling stamped its activity, relabelled or replaced it) is left alone (409). The auth Secret stays — every pod
+ * of the session uses the same token. Best effort: a failed list or delete is logged and the claim stands.
+ * Returns the pod to hand out: the keeper (normally the claimed pod itself).
+ */
+export async function keepOldestClaim(ctx: AcquireContext, claimed: V1Pod): Promise<V1Pod> {
+  let items: V1Pod[];
+  try {
+    ({ items } = await ctx.api.listPods({ labelSelector: assignedSelector(ctx.cfg.instanceName, ctx.sessionId) }, ctx.request()));
+  } catch (error) {
+    ctx.logger.warn('claim: re-list of the session\'s pods failed; keeping the claimed pod', { session_id: ctx.sessionId, error: errorText(error) });
+    return claimed;
+  }
+  const live = items.filter(isLive);
+  const keeper = selectSessionPod(live).ready ?? claimed;
+  const extras = live.filter((pod) => podName(pod) !== podName(keeper));
+  await Promise.all(extras.map((pod) => deleteExtra(ctx, pod)));
+  if (podName(keeper) !== podName(claimed)) {
+    ctx.logger.info('claim: an older pod serves the session; using it', { session_id: ctx.sessionId, pod: podName(keeper), claimed: podName(claimed) });
+  }
+  return keeper;
+}
+
+async function deleteExtra(ctx: AcquireContext, pod: V1Pod): Promise<void> {
+  const name = podName(pod);
+  const preconditions = { uid: pod.metadata?.uid, resourceVersion: pod.metadata?.resourceVersion };
+  try {
+    await ctx.api.deletePod(name, ctx.cleanup(), preconditions);
+    ctx.logger.info('claim: deleted an extra pod of the session', { session_id: ctx.sessionId, pod: name });
+  } catch (error) {
+    if (isConflict(error) || isNotFound(error)) ctx.logger.debug?.('claim: extra pod changed or went away; left alone', { session_id: ctx.sessionId, pod: name });
+    else ctx.logger.warn('claim: failed to delete an extra pod of the session', { session_id: ctx.sessionId, pod: name, error: errorText(error) });
+  }
+}

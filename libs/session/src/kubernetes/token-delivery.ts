@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
+import type { KubernetesAgentPort } from './kubernetes-backend.options.js';
+
+/** Whether the agent now serves the token: `assigned` (it holds ours) or `foreign` (it holds another one). */
+export type TokenDelivery = 'assigned' | 'foreign';
+
+/**
+ * The ONE way a session token reaches an agent: the claim of a warm pod and the re-delivery to a claimed pod
+ * whose container restarted (C-K8S-4, C-K8S-7) both call this.
+ *
+ * `POST /assign` 200 → `assigned`. A 409 means the agent already holds a token: since C-AG-13 only a DIFFERENT
+ * one, but an agent built before it answers 409 to every second assign, also to our own token delivered first
+ * by a sibling replica (a claimer racing a sibling's re-delivery). Deciding "foreign" on the 409 alone made the
+ * claimer delete a pod the sibling was serving. So a 409 — and an ambiguous failure such as a timeout, after
+ * which the assign may have landed — is settled by asking the agent whether it accepts OUR token: `POST
+ * /output` with it as bearer (read-only; a request id no command has) → 200 = ours, 401 = another token. A 503
+ * ("not assigned") or an unreachable agent means the assign did not land: the original error is thrown.
+ */
+export async function deliverToken(agent: KubernetesAgentPort, agentUrl: string, token: string, signal: AbortSignal): Promise<TokenDelivery> {
+  try {
+    await agent.assign(agentUrl, token, signal);
+    return 'assigned';
+  } catch (error) {
+    if (signal.aborted || !mayHaveAssigned(error)) throw error;
+    const holder = await tokenHolder(agent, agentUrl, token, signal);
+    if (holder === 'unknown') throw error;
+    return holder;
+  }
+}
+
+/** 409 (holds some token) or a failure after which the request may have been processed. */
+function mayHaveAssigned(error: unknown): boolean {
+  if (!(error instanceof AgentError)) return false;
+  if (error.code === AgentErrorCode.Status) return error.status === 409 || (error.status ?? 0) >= 500;
+  // A refused connection never reached the agent; a reset or a timeout may have after it took the request.
+  return error.code === AgentErrorCode.Network && error.errno !== 'ECONNREFUSED' && error.errno !== 'ENOENT';
+}
+
+async function tokenHolder(agent: KubernetesAgentPort, agentUrl: string, token: string, signal: AbortSignal): Promise<TokenDelivery | 'unknown'> {
+  try {
+    await agent.output(agentUrl, token, `token-check-${randomUUID()}`, signal);
+    return 'assigned';
+  } catch (error) {
+    if (error instanceof AgentError && error.code === AgentErrorCode.Status && error.status === 401) return 'foreign';
+    if (signal.aborted) throw error;
+    return 'unknown';
+  }
+}
