@@ -3,12 +3,11 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { PinoLoggerService } from '@cli-mcp/common';
 import type { Logger } from 'pino';
-import type { ServerConfig } from './config/server-config.js';
 import type { AppOptions } from './core.module.js';
 import { HttpAppModule } from './http.module.js';
 import { HTTP_BODY_LIMIT_BYTES } from './http/body-limit.js';
-import { installHttpHooks } from './http/install-http-hooks.js';
 import { McpErrorFilter } from './http/mcp-error.filter.js';
+import { installRequestLogging } from './http/request-logging.js';
 import { ShutdownCoordinator } from './lifecycle/shutdown-coordinator.js';
 import { onShutdownSignals } from './lifecycle/signals.js';
 
@@ -23,15 +22,13 @@ export function createHttpAdapter(): FastifyAdapter {
   });
 }
 
-/** Hooks and filters that must run around every route; shared by the binary and the tests. */
-export function configureHttpApp(app: NestFastifyApplication, config: ServerConfig, logger: Logger): void {
-  const shutdown = app.get(ShutdownCoordinator);
+/**
+ * The error filter and request logging around every route; shared by the binary and the tests. Access is the
+ * global guard's (HttpAppModule), decided on the matched route.
+ */
+export function configureHttpApp(app: NestFastifyApplication, logger: Logger): void {
   app.useGlobalFilters(new McpErrorFilter(app.getHttpAdapter()));
-  installHttpHooks(
-    app.getHttpAdapter().getInstance(),
-    { allowedHosts: config.http.allowedHosts, authToken: config.http.authToken, draining: () => shutdown.draining },
-    logger,
-  );
+  installRequestLogging(app.getHttpAdapter().getInstance(), logger);
 }
 
 /** Serves MCP over streamable HTTP until SIGTERM/SIGINT, then drains and exits 0 (C-MCP-8, C-HTTP-4). */
@@ -40,7 +37,7 @@ export async function runHttpServer(options: AppOptions): Promise<void> {
   const app = await NestFactory.create<NestFastifyApplication>(HttpAppModule.forRoot(options), createHttpAdapter(), {
     logger: new PinoLoggerService(logger.child({ component: 'nest' })),
   });
-  configureHttpApp(app, config, logger);
+  configureHttpApp(app, logger);
   // Fastify needs an explicit host: "" (":8080") means every IPv4 interface.
   await app.listen(config.http.port, config.http.host || '0.0.0.0');
   const address = app.getHttpServer().address() as AddressInfo;

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sendRaw } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectHttpClient } from './support/mcp-client.js';
+import { bash, connectHttpClient, structuredOf } from './support/mcp-client.js';
 import { descendantsOf, removeDir, startHttpServer, tempDir, type ServerProcess, useHttpServer } from './support/server-process.js';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -111,6 +112,41 @@ describe('HTTP with --auth-token-file', () => {
     }
     const deletion = await fetch(`${server.baseUrl}/sessions/x`, { method: 'DELETE', headers: { authorization: 'Bearer wrong' } });
     expect(deletion.status).toBe(401);
+  });
+
+  // C-HTTP-5 (issue 7): the router normalises these spellings to /mcp and /sessions/{id}; the raw-path check let
+  // them through. Raw bytes, because HTTP clients clean such targets up.
+  it('refuses every spelling of /mcp and /sessions/{id} without the bearer: no sandbox made, none ended', async () => {
+    const port = Number(new URL(server.baseUrl).port);
+    const owner = await connectHttpClient(server.mcpUrl, 'kept-session', { Authorization: 'Bearer e2e-token-123' });
+    await bash(owner, 'export MARK=still-mine');
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'bash', arguments: { command: 'echo owned' } } });
+    const headers: Array<[string, string]> = [
+      ['Host', `127.0.0.1:${port}`],
+      ['Content-Type', 'application/json'],
+      ['Accept', 'application/json, text/event-stream'],
+      ['X-Session-ID', 'intruder'],
+    ];
+    for (const target of ['/mcp/', '/%6Dcp', '/%6dcp', `http://127.0.0.1:${port}/mcp`, '/mcp#x', '//mcp', '/MCP']) {
+      const response = await sendRaw(port, { method: 'POST', target, headers, body });
+      expect([401, 404], `POST ${target} → ${response.status}`).toContain(response.status);
+      expect(response.body).not.toContain('owned');
+    }
+    for (const target of ['/%73essions/kept-session', '/sessions/kept-session/', '/sessions/%6Bept-session', '//sessions/kept-session']) {
+      const response = await sendRaw(port, { method: 'DELETE', target, headers: [['Host', `127.0.0.1:${port}`]] });
+      expect([401, 404], `DELETE ${target} → ${response.status}`).toContain(response.status);
+    }
+    expect(sessionDirs(server)).toEqual(['kept-session']);
+    expect(structuredOf(await bash(owner, 'echo "$MARK"')).stdout).toBe('still-mine');
+    await owner.close();
+  });
+
+  it('keeps the probes open to a pod-IP Host but refuses a rebinding name on them too', async () => {
+    const port = Number(new URL(server.baseUrl).port);
+    for (const target of ['/live', '/health', '/metrics']) {
+      expect((await sendRaw(port, { method: 'GET', target, headers: [['Host', `10.128.0.12:${port}`]] })).status, target).toBe(200);
+      expect((await sendRaw(port, { method: 'GET', target, headers: [['Host', `rebound.attacker.example:${port}`]] })).status, target).toBe(403);
+    }
   });
 
   it('serves MCP with the right bearer, and never logs the token', async () => {

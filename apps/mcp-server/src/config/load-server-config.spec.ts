@@ -166,11 +166,11 @@ describe(loadServerConfig.name, () => {
       expect(c.http).toMatchObject({ host: '0.0.0.0', port: 8080, loopback: false, authToken: 's3cret-token' });
     });
 
-    it('warns when a non-loopback address has no --allowed-hosts (every non-loopback Host would get 403)', async () => {
+    it('warns when a non-loopback address has no --allowed-hosts (every Host naming it by DNS would get 403)', async () => {
       const bare = await load(['--transport', 'http', '--address', '0.0.0.0:8080', '--auth-token-file', '/etc/cli-mcp/token']);
       expect(bare.kind === 'run' && bare.warnings).toEqual([
         '--address (env CLI_MCP_ADDRESS) is not loopback but --allowed-hosts (env CLI_MCP_ALLOWED_HOSTS) is empty: requests whose ' +
-          'Host is not a loopback name are refused with 403 (DNS-rebinding protection); list the names clients use',
+          'Host is a DNS name other than a loopback name are refused with 403 (DNS-rebinding protection; IP addresses pass); list the names clients use',
       ]);
       const listed = await load(['--transport', 'http', '--address', '0.0.0.0:8080', '--auth-token-file', '/etc/cli-mcp/token', '--allowed-hosts', 'svc']);
       expect(listed.kind === 'run' && listed.warnings).toEqual([]);

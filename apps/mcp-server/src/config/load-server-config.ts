@@ -67,7 +67,7 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
   if (transport === 'http' && !http.loopback && !http.allowedHosts.any && http.allowedHosts.names.length === 0) {
     warnings.push(
       `${flags.label('address')} is not loopback but ${flags.label('allowed-hosts')} is empty: requests whose Host ` +
-        'is not a loopback name are refused with 403 (DNS-rebinding protection); list the names clients use',
+        'is a DNS name other than a loopback name are refused with 403 (DNS-rebinding protection; IP addresses pass); list the names clients use',
     );
   }
   const stdioSessionId = readStdioSessionId(flags, io, transport);

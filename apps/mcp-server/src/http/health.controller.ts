@@ -1,8 +1,10 @@
 import { Controller, Get } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
+import { OpenRoute } from './boundary/open-route.decorator.js';
 import { SessionsHealthIndicator } from './sessions-health.indicator.js';
 
-/** `/live` (no dependencies) and `/health` (the session backend can make sandboxes), C-HTTP-2. */
+/** `/live` (no dependencies) and `/health` (the session backend can make sandboxes), C-HTTP-2; open (C-HTTP-5). */
+@OpenRoute()
 @Controller()
 export class HealthController {
   constructor(

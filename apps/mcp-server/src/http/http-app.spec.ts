@@ -1,28 +1,16 @@
 import { SessionError, SessionErrorCode } from '@cli-mcp/session';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Test } from '@nestjs/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { execResult, memoryLogger, StrictSessionService, testConfig } from '../../test/fakes.js';
+import { execResult, testConfig } from '../../test/fakes.js';
+import { startHttpApp } from '../../test/http-app.js';
 import type { ServerConfig } from '../config/server-config.js';
-import { HttpAppModule } from '../http.module.js';
-import { configureHttpApp, createHttpAdapter } from '../http-server.js';
-import { SESSION_SERVICE } from '../tokens.js';
 
 const apps: NestFastifyApplication[] = [];
 
 async function start(config: ServerConfig = testConfig()) {
-  const sessions = new StrictSessionService().onShutdown(async () => undefined);
-  const { logger } = memoryLogger();
-  const moduleRef = await Test.createTestingModule({ imports: [HttpAppModule.forRoot({ config, logger })] })
-    .overrideProvider(SESSION_SERVICE)
-    .useValue(sessions)
-    .compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), { logger: false });
-  configureHttpApp(app, config, logger);
-  await app.init();
-  await app.getHttpAdapter().getInstance().ready();
-  apps.push(app);
-  return { app, sessions };
+  const started = await startHttpApp({ config });
+  apps.push(started.app);
+  return started;
 }
 
 afterEach(async () => {
@@ -197,7 +185,7 @@ describe('HTTP app', () => {
     });
   });
 
-  describe('request guard', () => {
+  describe('boundary guard', () => {
     it('refuses a rebinding Host with 403 and the JSON-RPC error body', async () => {
       const { app } = await start();
       const response = await app.inject({ method: 'POST', url: '/mcp', headers: { ...MCP_HEADERS, host: 'evil.example' }, payload: {} });

@@ -1,7 +1,9 @@
 import { Controller, Delete, Get, Patch, Post, Put, Req, Res } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { McpServerFactory } from '../mcp/mcp-server.factory.js';
-import { jsonRpcErrorBody } from './request-guard.js';
+import { jsonRpcErrorBody } from './boundary/access-policy.js';
+import { JSON_RPC_ERRORS } from './mcp-error.filter.js';
 import { StatelessHttpTransport } from './stateless-http-transport.js';
 
 /**
@@ -14,6 +16,7 @@ export class McpController {
   constructor(private readonly factory: McpServerFactory) {}
 
   @Post()
+  @RouteConfig(JSON_RPC_ERRORS)
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const server = this.factory.create({ sessionId: firstValue(request.headers['x-session-id']) });
     const transport = new StatelessHttpTransport(reply.raw);

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { jsonRpcErrorBody } from './request-guard.js';
+import { jsonRpcErrorBody } from './boundary/access-policy.js';
 
 /** SDK parity: most messages accepted in one batch. */
 const MAX_BATCH = 100;

@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+
+/**
+ * One structured log line per request on stderr — method, path without query, status, duration; never headers.
+ * Logging only: access is decided by the boundary guard on the matched route (C-HTTP-5).
+ */
+export function installRequestLogging(fastify: FastifyInstance, logger: Logger): void {
+  const log = logger.child({ component: 'http' });
+  const started = new WeakMap<object, number>();
+  fastify.addHook('onRequest', async (request) => {
+    started.set(request.raw, performance.now());
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    logRequest(log, request.method, request.url, reply.statusCode, started.get(request.raw));
+  });
+}
+
+function logRequest(log: Logger, method: string, url: string, status: number, started: number | undefined): void {
+  const durationMs = started === undefined ? undefined : Math.round(performance.now() - started);
+  log.info({ method, path: pathOf(url), status, duration_ms: durationMs }, 'http request');
+}
+
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
