@@ -19,9 +19,10 @@ export interface ExecRequest {
   /** Seconds; absent, null or ≤ 0 → agent default (60); above the agent max (300) → max. */
   timeout?: number | null;
   /**
-   * Caller-chosen id (≤ 128 chars of [A-Za-z0-9._:-]) that `/cancel` can target (C-AG-4). The server uses
-   * `mcp-<JSON-RPC request id>` so a `notifications/cancelled` arriving at any replica can name it (C-MCP-9).
-   * It does NOT deduplicate: JSON-RPC ids restart with every client.
+   * Caller-chosen id (≤ 128 chars of [A-Za-z0-9._:-]) that `/cancel` and `/output` can target (C-AG-4). The server
+   * derives it from the issuing client's id and the JSON-RPC id, so a `notifications/cancelled` arriving at any
+   * replica can name it (C-MCP-9). It does NOT deduplicate: JSON-RPC ids restart with every client; an id several
+   * live commands share names none of them.
    */
   request_id?: string;
   /**

@@ -3,6 +3,7 @@ import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { McpServerFactory } from '../mcp/mcp-server.factory.js';
 import { jsonRpcErrorBody } from './boundary/access-policy.js';
+import { newClientId } from './client-id.js';
 import { JSON_RPC_ERRORS } from './mcp-error.filter.js';
 import { StatelessHttpTransport } from './stateless-http-transport.js';
 
@@ -18,8 +19,9 @@ export class McpController {
   @Post()
   @RouteConfig(JSON_RPC_ERRORS)
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const server = this.factory.create({ sessionId: firstValue(request.headers['x-session-id']) });
-    const transport = new StatelessHttpTransport(reply.raw);
+    const clientId = firstValue(request.headers['mcp-session-id']);
+    const server = this.factory.create({ sessionId: firstValue(request.headers['x-session-id']), ...(clientId ? { clientId } : {}) });
+    const transport = new StatelessHttpTransport(reply.raw, { issueClientId: newClientId });
     reply.raw.on('close', () => {
       void transport.close();
       void server.close();

@@ -19,7 +19,7 @@ interface Harness {
 let http: HttpServer | undefined;
 
 /** A real SDK Server per POST behind a plain node:http server, the way the controller wires it. */
-async function serve(options: { keepAliveMs?: number; toolDelayMs?: number } = {}): Promise<Harness> {
+async function serve(options: { keepAliveMs?: number; toolDelayMs?: number; issueClientId?: () => string } = {}): Promise<Harness> {
   const harness: Harness = { url: '', calls: [], notifications: [], closed: 0 };
   http = createServer((req, res) => {
     let text = '';
@@ -34,7 +34,7 @@ async function serve(options: { keepAliveMs?: number; toolDelayMs?: number } = {
         return { content: [{ type: 'text', text: `ran ${String(call.params.arguments?.n)}` }] };
       });
       server.fallbackNotificationHandler = async (n) => void harness.notifications.push(n.method);
-      const transport = new StatelessHttpTransport(res, { keepAliveMs: options.keepAliveMs });
+      const transport = new StatelessHttpTransport(res, { keepAliveMs: options.keepAliveMs, issueClientId: options.issueClientId });
       transport.onclose = () => (harness.closed += 1);
       res.on('close', () => void server.close());
       void server.connect(transport).then(() => {
@@ -92,6 +92,7 @@ describe(StatelessHttpTransport.name, () => {
     ['Accept without text/event-stream', '', { ...HEADERS, accept: 'application/json' }, 406, -32000, /^Not Acceptable/],
     ['a text/plain body', '', { ...HEADERS, 'content-type': 'text/plain' }, 415, -32000, /^Unsupported Media Type/],
     ['a body that is not JSON-RPC', { hello: 1 }, HEADERS, 400, -32700, /^Parse error: Invalid JSON-RPC message/],
+    ['an Mcp-Session-Id with a control character', call(1), { ...HEADERS, 'mcp-session-id': 'a\tb' }, 400, -32000, /Mcp-Session-Id must be/],
     ['a batch over 100 messages', Array.from({ length: 101 }, (_, i) => call(i)), HEADERS, 400, -32600, /Batch must not exceed 100/],
     ['initialize with another message', [{ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }, call(2)], HEADERS, 400, -32600, /Only one initialization/],
     ['an unsupported protocol version', call(1), { ...HEADERS, 'mcp-protocol-version': '1999-01-01' }, 400, -32000, /Unsupported protocol version: 1999-01-01/],
@@ -102,6 +103,15 @@ describe(StatelessHttpTransport.name, () => {
     expect(reply.headers['content-type']).toBe('application/json');
     expect(JSON.parse(reply.body)).toEqual({ jsonrpc: '2.0', id: null, error: { code, message: expect.stringMatching(message) } });
     expect(harness.calls).toHaveLength(0);
+  });
+
+  it('issues a client id as Mcp-Session-Id with an initialize answer only (C-MCP-9)', async () => {
+    const harness = await serve({ issueClientId: () => 'issued-1' });
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+    expect((await post(harness.url, init)).headers['mcp-session-id']).toBe('issued-1');
+    const later = await post(harness.url, call(2), { ...HEADERS, 'mcp-session-id': 'issued-1' });
+    expect(later.status).toBe(200);
+    expect(later.headers['mcp-session-id']).toBeUndefined();
   });
 
   it('accepts notifications with 202 and no body, and delivers them', async () => {

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { jsonRpcErrorBody } from './boundary/access-policy.js';
+import { CLIENT_ID_PATTERN } from './client-id.js';
 
 /** SDK parity: most messages accepted in one batch. */
 const MAX_BATCH = 100;
@@ -19,6 +20,8 @@ const SSE_HEADERS = {
 
 export interface StatelessHttpTransportOptions {
   keepAliveMs?: number;
+  /** Issues the client id sent as `Mcp-Session-Id` with an `initialize` answer (C-MCP-9); none when absent. */
+  issueClientId?: () => string;
 }
 
 export interface IncomingPost {
@@ -41,6 +44,7 @@ export class StatelessHttpTransport implements Transport {
   onmessage?: Transport['onmessage'];
   private readonly open = new Set<RequestId>();
   private readonly keepAliveMs: number;
+  private readonly issueClientId: (() => string) | undefined;
   private streaming = false;
   private closed = false;
   private keepAlive?: NodeJS.Timeout;
@@ -51,6 +55,7 @@ export class StatelessHttpTransport implements Transport {
     options: StatelessHttpTransportOptions = {},
   ) {
     this.keepAliveMs = options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS;
+    this.issueClientId = options.issueClientId;
   }
 
   start(): Promise<void> {
@@ -89,7 +94,8 @@ export class StatelessHttpTransport implements Transport {
       return;
     }
     this.streaming = true;
-    this.res.writeHead(200, SSE_HEADERS);
+    const clientId = initialize && this.issueClientId ? { 'mcp-session-id': this.issueClientId() } : {};
+    this.res.writeHead(200, { ...SSE_HEADERS, ...clientId });
     this.headerTimer = setTimeout(() => this.flushHeaders(), HEADER_DELAY_MS);
     this.keepAlive = setInterval(() => this.write(': keepalive\n\n'), this.keepAliveMs);
     for (const message of messages) this.onmessage?.(message, extra);
@@ -158,5 +164,9 @@ function refuse(post: IncomingPost): [number, number, string] | undefined {
   }
   const mediaType = (post.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   if (mediaType !== 'application/json') return [415, -32000, 'Unsupported Media Type: Content-Type must be application/json'];
+  const clientId = post.headers['mcp-session-id'];
+  if (clientId !== undefined && (typeof clientId !== 'string' || !CLIENT_ID_PATTERN.test(clientId))) {
+    return [400, -32000, 'Bad Request: Mcp-Session-Id must be 1 to 128 visible ASCII characters'];
+  }
   return undefined;
 }

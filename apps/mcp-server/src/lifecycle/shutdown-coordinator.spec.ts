@@ -25,7 +25,7 @@ describe(ShutdownCoordinator.name, () => {
 
   it('lets running calls finish within the grace without cancelling them', async () => {
     const { sut, running } = setup();
-    const call = running.register('s', 1);
+    const call = running.register('s', 'mcp-1');
     const drained = sut.drain(310_000);
     await vi.advanceTimersByTimeAsync(100_000);
     call.release();
@@ -35,7 +35,7 @@ describe(ShutdownCoordinator.name, () => {
 
   it('cancels what still runs when the grace is over, then waits for the cancelled calls to answer', async () => {
     const { sut, running } = setup();
-    const call = running.register('s', 1);
+    const call = running.register('s', 'mcp-1');
     call.signal.addEventListener('abort', () => setTimeout(() => call.release(), 100));
     const drained = sut.drain(1000);
     await vi.advanceTimersByTimeAsync(1000);
@@ -46,7 +46,7 @@ describe(ShutdownCoordinator.name, () => {
 
   it('does not wait forever for a call that ignores its cancel', async () => {
     const { sut, running } = setup();
-    running.register('s', 1);
+    running.register('s', 'mcp-1');
     const drained = sut.drain(1000);
     await vi.advanceTimersByTimeAsync(1000 + ABORT_SETTLE_MS);
     await expect(drained).resolves.toEqual({ cancelled: 1 });
@@ -54,7 +54,7 @@ describe(ShutdownCoordinator.name, () => {
 
   it('cancels at once on request (second signal)', () => {
     const { sut, running } = setup();
-    const call = running.register('s', 1);
+    const call = running.register('s', 'mcp-1');
     sut.cancelNow();
     expect(call.signal.aborted).toBe(true);
   });

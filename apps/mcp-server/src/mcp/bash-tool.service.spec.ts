@@ -190,7 +190,7 @@ describe(BashToolService.name, () => {
       expect(text(await pending)).toBe('sandbox exec failed: the request was cancelled');
     });
 
-    it('registers the running call under session and request id so a cancel can abort it, then releases it', async () => {
+    it('registers the running call under session and its agent request id so a cancel can abort it, then releases it', async () => {
       const { sut, sessions, running } = fresh();
       sessions.onExecute(
         (_id, _request, signal) =>
@@ -200,7 +200,7 @@ describe(BashToolService.name, () => {
       );
       const pending = sut.call({ command: 'sleep 100' }, context({ requestId: 'r-7' }));
       await vi.waitFor(() => expect(running.size).toBe(1));
-      expect(running.abort('inv-abc', 'r-7', 'client cancelled')).toBe(true);
+      expect(running.abort('inv-abc', 'mcp-r-7', 'client cancelled')).toBe('aborted');
       const result = await pending;
       expect(text(result)).toContain('[command was cancelled]');
       expect(running.size).toBe(0);

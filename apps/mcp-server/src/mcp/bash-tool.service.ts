@@ -21,8 +21,10 @@ export const MAX_COMMAND_BYTES = AGENT_MAX_BODY_BYTES;
 export interface BashCallContext {
   /** `X-Session-ID` (HTTP) or the process's session (stdio); undefined/empty = missing. */
   readonly sessionId: string | undefined;
-  /** JSON-RPC id: the cancel key (C-MCP-9). */
+  /** JSON-RPC id: with the client id, the call's name for cancels and peeks (C-MCP-9). */
   readonly requestId: string | number;
+  /** The id the server issued to this client at `initialize` (HTTP `Mcp-Session-Id`), when it has one. */
+  readonly clientId?: string | undefined;
   readonly progressToken: ProgressToken | undefined;
   /** Aborted when the client goes away (transport closed). */
   readonly signal: AbortSignal;
@@ -58,8 +60,8 @@ export class BashToolService {
 
     const { tool } = this.config;
     const timeoutSeconds = clampTimeout(timeout, { defaultSeconds: tool.defaultTimeoutSeconds, maxSeconds: tool.maxTimeoutSeconds });
-    const call = this.running.register(sessionId, context.requestId);
-    const agentId = agentRequestId(context.requestId);
+    const agentId = agentRequestId(context.requestId, context.clientId);
+    const call = this.running.register(sessionId, agentId);
     const peek = () => this.sessions.peek(sessionId, agentId);
     const stopProgress = startProgress(context.progressToken, tool.progressIntervalMs, context.sendNotification, peek);
     try {

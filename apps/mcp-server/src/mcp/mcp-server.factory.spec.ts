@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { execResult, memoryLogger, StrictSessionService, testConfig } from '../../test/fakes.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { BashToolService } from './bash-tool.service.js';
+import { agentRequestId } from './agent-request-id.js';
 import { McpServerFactory, type McpRequestContext } from './mcp-server.factory.js';
 import { RunningCalls } from './running-calls.js';
 
@@ -132,6 +133,16 @@ describe(McpServerFactory.name, () => {
     await client.notification({ method: 'notifications/cancelled', params: { requestId: 99, reason: 'timeout' } });
     await vi.waitFor(() => expect(sessions.callsOf('cancel')).toHaveLength(1));
     expect(sessions.callsOf('cancel')[0]?.args).toEqual(['s-1', 'mcp-99']);
+  });
+
+  it('names the issuing client in the forwarded cancel when the server gave it a client id (C-MCP-9)', async () => {
+    const { sessions, connect } = setup();
+    sessions.onCancel(async () => true);
+    const client = await connect({ sessionId: 's-1', clientId: 'client-b' });
+    await client.notification({ method: 'notifications/cancelled', params: { requestId: 99 } });
+    await vi.waitFor(() => expect(sessions.callsOf('cancel')).toHaveLength(1));
+    expect(sessions.callsOf('cancel')[0]?.args).toEqual(['s-1', agentRequestId(99, 'client-b')]);
+    expect(agentRequestId(99, 'client-b')).not.toBe('mcp-99');
   });
 
   it('ignores cancels without a valid session (nothing to route to)', async () => {

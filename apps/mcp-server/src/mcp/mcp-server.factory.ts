@@ -29,6 +29,8 @@ import { RunningCalls } from './running-calls.js';
 export interface McpRequestContext {
   /** `X-Session-ID` (HTTP) or the configured stdio session. */
   readonly sessionId: string | undefined;
+  /** HTTP: the client id the server issued at `initialize`, echoed as `Mcp-Session-Id` (C-MCP-9). */
+  readonly clientId?: string;
 }
 
 /**
@@ -67,6 +69,7 @@ export class McpServerFactory {
       return this.bash.call(args, {
         sessionId: context.sessionId,
         requestId: extra.requestId,
+        clientId: context.clientId,
         progressToken: _meta?.progressToken,
         signal: extra.signal,
         sendNotification: (notification) => extra.sendNotification(notification),
@@ -88,13 +91,18 @@ export class McpServerFactory {
     const { requestId, reason } = notification.params;
     const sessionId = context.sessionId;
     if (requestId === undefined || !sessionId || !isValidSessionId(sessionId)) return;
-    if (this.running.abort(sessionId, requestId, reason ?? 'cancelled by the client')) {
-      this.logger.info({ event: 'cancel', session_id: sessionId, where: 'local' }, 'cancelled a running call');
+    const agentId = agentRequestId(requestId, context.clientId);
+    const outcome = this.running.abort(sessionId, agentId, reason ?? 'cancelled by the client');
+    if (outcome !== 'absent') {
+      // Ambiguous: clients without a client id reused a JSON-RPC id; stopping either could be the wrong one.
+      const level = outcome === 'aborted' ? 'info' : 'warn';
+      this.logger[level]({ event: 'cancel', session_id: sessionId, where: 'local', outcome }, outcome === 'aborted' ? 'cancelled a running call' : 'cancel names several calls: none stopped');
       return;
     }
-    // Not running here: the call may run on another replica, so ask the session's sandbox to stop it.
+    // Not running here: the call may run on another replica, so ask the session's sandbox to stop it (the agent
+    // too stops only the one command of that name).
     try {
-      const stopped = await this.sessions.cancel(sessionId, agentRequestId(requestId));
+      const stopped = await this.sessions.cancel(sessionId, agentId);
       this.logger.info({ event: 'cancel', session_id: sessionId, where: 'sandbox', stopped }, 'forwarded a cancel to the sandbox');
     } catch (error) {
       this.logger.warn({ event: 'cancel', session_id: sessionId, error: error instanceof Error ? error.message : String(error) }, 'cancel failed');

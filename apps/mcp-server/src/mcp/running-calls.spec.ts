@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { RunningCalls } from './running-calls.js';
 
 describe(RunningCalls.name, () => {
-  it('aborts the call of the given session and request id only', () => {
+  it('aborts the call of the given session and call name only', () => {
     const sut = new RunningCalls();
-    const a = sut.register('s-1', 7);
-    const b = sut.register('s-2', 7);
-    const c = sut.register('s-1', '7');
-    expect(sut.abort('s-1', 7, 'client cancelled')).toBe(true);
+    const a = sut.register('s-1', 'mcp-7');
+    const b = sut.register('s-2', 'mcp-7');
+    const c = sut.register('s-1', 'mcp-c0123456789abcdef-7');
+    expect(sut.abort('s-1', 'mcp-7', 'client cancelled')).toBe('aborted');
     expect(a.signal.aborted).toBe(true);
     expect(a.signal.reason).toBe('client cancelled');
     expect(b.signal.aborted).toBe(false);
@@ -16,28 +16,30 @@ describe(RunningCalls.name, () => {
 
   it('says when the call does not run in this process (another replica may run it)', () => {
     const sut = new RunningCalls();
-    expect(sut.abort('s-1', 1, 'x')).toBe(false);
-    const call = sut.register('s-1', 1);
+    expect(sut.abort('s-1', 'mcp-1', 'x')).toBe('absent');
+    const call = sut.register('s-1', 'mcp-1');
     call.release();
-    expect(sut.abort('s-1', 1, 'x')).toBe(false);
+    expect(sut.abort('s-1', 'mcp-1', 'x')).toBe('absent');
   });
 
-  it('keeps calls that share a key apart, and release is idempotent', () => {
+  it('a name two running calls share names neither; once one ends it names the other; release is idempotent', () => {
     const sut = new RunningCalls();
-    const first = sut.register('s', 1);
-    const second = sut.register('s', 1);
+    const first = sut.register('s', 'mcp-1');
+    const second = sut.register('s', 'mcp-1');
     expect(sut.size).toBe(2);
+    expect(sut.abort('s', 'mcp-1', 'x')).toBe('ambiguous');
+    expect([first.signal.aborted, second.signal.aborted]).toEqual([false, false]);
     first.release();
     first.release();
     expect(sut.size).toBe(1);
-    expect(sut.abort('s', 1, 'x')).toBe(true);
+    expect(sut.abort('s', 'mcp-1', 'x')).toBe('aborted');
     expect(second.signal.aborted).toBe(true);
     expect(first.signal.aborted).toBe(false);
   });
 
   it('aborts everything at the end of a shutdown grace', () => {
     const sut = new RunningCalls();
-    const calls = [sut.register('a', 1), sut.register('b', 2)];
+    const calls = [sut.register('a', 'mcp-1'), sut.register('b', 'mcp-2')];
     expect(sut.abortAll('shutdown')).toBe(2);
     expect(calls.every((call) => call.signal.aborted)).toBe(true);
   });
@@ -45,8 +47,8 @@ describe(RunningCalls.name, () => {
   it('resolves whenIdle once the last call is released', async () => {
     const sut = new RunningCalls();
     await sut.whenIdle();
-    const a = sut.register('a', 1);
-    const b = sut.register('b', 1);
+    const a = sut.register('a', 'mcp-1');
+    const b = sut.register('b', 'mcp-1');
     let idle = false;
     const waiting = sut.whenIdle().then(() => {
       idle = true;

@@ -8,10 +8,14 @@ export interface RunningCall {
 
 type Key = string;
 
+/** What `abort` found: the one call of that name, several (a name that names none of them), or none here. */
+export type AbortOutcome = 'aborted' | 'ambiguous' | 'absent';
+
 /**
- * The calls running in this process, keyed `"<sessionId>:<JSON-RPC id>"` (C-MCP-9). In stateless HTTP a
- * `notifications/cancelled` arrives on a new POST, i.e. a new `Server`, so the SDK's own per-server map cannot
- * find the call; this process-wide map can. It also tells shutdown what is still running (C-HTTP-4).
+ * The calls running in this process, keyed by session and the call's agent request id (C-MCP-9), which names the
+ * issuing client as well as its JSON-RPC id (`agent-request-id.ts`). In stateless HTTP a `notifications/cancelled`
+ * arrives on a new POST, i.e. a new `Server`, so the SDK's own per-server map cannot find the call; this
+ * process-wide map can. It also tells shutdown what is still running (C-HTTP-4).
  */
 export class RunningCalls {
   private readonly calls = new Map<Key, Set<AbortController>>();
@@ -22,10 +26,10 @@ export class RunningCalls {
     return this.count;
   }
 
-  register(sessionId: string, requestId: string | number): RunningCall {
-    const key = keyOf(sessionId, requestId);
+  register(sessionId: string, agentRequestId: string): RunningCall {
+    const key = keyOf(sessionId, agentRequestId);
     const controller = new AbortController();
-    // Two clients of one session may reuse a JSON-RPC id; keep both, a cancel aborts both (rare, harmless).
+    // Clients that got no client id may reuse a JSON-RPC id in one session: keep both; a cancel then names neither.
     const entry = this.calls.get(key) ?? new Set<AbortController>();
     entry.add(controller);
     this.calls.set(key, entry);
@@ -44,12 +48,13 @@ export class RunningCalls {
     };
   }
 
-  /** Aborts the matching call(s) of this process; false when none runs here. */
-  abort(sessionId: string, requestId: string | number, reason: unknown): boolean {
-    const entry = this.calls.get(keyOf(sessionId, requestId));
-    if (!entry || entry.size === 0) return false;
+  /** Aborts the one call of this name in this process — never one of several namesakes (C-MCP-9). */
+  abort(sessionId: string, agentRequestId: string, reason: unknown): AbortOutcome {
+    const entry = this.calls.get(keyOf(sessionId, agentRequestId));
+    if (!entry || entry.size === 0) return 'absent';
+    if (entry.size > 1) return 'ambiguous';
     for (const controller of entry) controller.abort(reason);
-    return true;
+    return 'aborted';
   }
 
   /** Aborts every running call (end of the shutdown grace); returns how many there were. */
@@ -77,7 +82,6 @@ export class RunningCalls {
   }
 }
 
-function keyOf(sessionId: string, requestId: string | number): Key {
-  // JSON-RPC distinguishes the id 1 from "1"; so does the key.
-  return `${sessionId}:${typeof requestId}:${String(requestId)}`;
+function keyOf(sessionId: string, agentRequestId: string): Key {
+  return `${sessionId}\n${agentRequestId}`;
 }

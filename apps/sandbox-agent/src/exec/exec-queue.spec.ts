@@ -74,6 +74,23 @@ describe(ExecQueue.name, () => {
     expect(runner.started).toHaveLength(2);
   });
 
+  it('a request id two live jobs share names neither: no cancel, no peek reaches a namesake (C-MCP-9)', async () => {
+    const runner = new FakeRunner();
+    const queue = new ExecQueue(runner.run, cancelledBeforeStart);
+    const running = queue.submit(job('a'), { requestId: 'mcp-7' });
+    const queued = queue.submit(job('b'), { requestId: 'mcp-7' });
+    expect(queue.isRunning('mcp-7')).toBe(false);
+    expect(queue.cancel('mcp-7')).toBe(false);
+    expect(runner.started[0]!.signal.aborted).toBe(false);
+    runner.started[0]!.finish('a');
+    expect((await running.result).stdout).toBe('a');
+    await tick();
+    // One namesake left: the id names it again.
+    expect(queue.isRunning('mcp-7')).toBe(true);
+    expect(queue.cancel('mcp-7')).toBe(true);
+    expect((await queued.result).cancelled).toBe(true);
+  });
+
   it('forgets the oldest stored results beyond 32', async () => {
     const runner = new FakeRunner();
     const queue = new ExecQueue(runner.run, cancelledBeforeStart);

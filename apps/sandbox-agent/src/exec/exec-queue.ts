@@ -44,8 +44,11 @@ const REMEMBERED_RESULTS = 32;
 export class ExecQueue {
   private readonly pending: Entry[] = [];
   private current: Entry | undefined;
-  /** Queued or running jobs by request id (cancel targets); the newest job wins a reused id. */
-  private readonly byRequestId = new Map<string, Entry>();
+  /**
+   * Queued or running jobs by request id (cancel and peek targets). An id several live jobs share names none of
+   * them: a cancel or a peek must reach only the call it names (C-MCP-9), never a namesake of another client's.
+   */
+  private readonly byRequestId = new Map<string, Set<Entry>>();
   /** Queued or running jobs by idempotency key (joined by retries). */
   private readonly byKey = new Map<string, Entry>();
   /** Results of the last finished jobs by idempotency key. */
@@ -80,7 +83,7 @@ export class ExecQueue {
     const entry: Entry = {
       job, requestId, idempotencyKey, controller: new AbortController(), waiters: 0, state: 'queued', result, resolve, reject,
     };
-    if (requestId !== undefined) this.byRequestId.set(requestId, entry);
+    if (requestId !== undefined) this.byRequestId.set(requestId, (this.byRequestId.get(requestId) ?? new Set()).add(entry));
     if (idempotencyKey !== undefined) this.byKey.set(idempotencyKey, entry);
     this.pending.push(entry);
     const ticket = this.ticketFor(entry);
@@ -88,14 +91,14 @@ export class ExecQueue {
     return ticket;
   }
 
-  /** Whether a job runs and, when `requestId` is given, carries that id (`/output`). */
+  /** Whether a job runs and, when `requestId` is given, is the one live job with that id (`/output`). */
   isRunning(requestId?: string): boolean {
-    return this.current !== undefined && (requestId === undefined || this.current.requestId === requestId);
+    return this.current !== undefined && (requestId === undefined || this.onlyJobWith(requestId) === this.current);
   }
 
-  /** `/cancel`: the job with this id (queued or running), else the running job. */
+  /** `/cancel`: the one live job with this id (queued or running), else the running job. */
   cancel(requestId?: string): boolean {
-    const entry = requestId === undefined ? this.current : this.byRequestId.get(requestId);
+    const entry = requestId === undefined ? this.current : this.onlyJobWith(requestId);
     if (!entry || entry.state === 'done') return false;
     if (entry.state === 'queued') this.dropQueued(entry, true);
     else entry.controller.abort();
@@ -112,6 +115,11 @@ export class ExecQueue {
   idle(): Promise<void> {
     if (!this.current && this.pending.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  private onlyJobWith(requestId: string): Entry | undefined {
+    const entries = this.byRequestId.get(requestId);
+    return entries?.size === 1 ? entries.values().next().value : undefined;
   }
 
   private ticketFor(entry: Entry): ExecTicket {
@@ -171,7 +179,8 @@ export class ExecQueue {
 
   private forget(entry: Entry): void {
     entry.state = 'done';
-    if (entry.requestId !== undefined && this.byRequestId.get(entry.requestId) === entry) this.byRequestId.delete(entry.requestId);
+    const namesakes = entry.requestId === undefined ? undefined : this.byRequestId.get(entry.requestId);
+    if (namesakes?.delete(entry) && namesakes.size === 0) this.byRequestId.delete(entry.requestId!);
     if (entry.idempotencyKey !== undefined && this.byKey.get(entry.idempotencyKey) === entry) this.byKey.delete(entry.idempotencyKey);
   }
 
