@@ -3,9 +3,11 @@ import { ProtocolError } from './protocol-error.js';
 export interface BashArguments {
   readonly command: string;
   readonly timeout: number | null | undefined;
+  /** Run in the agent's terminal mode (C-MCP-14); absent/null = the pipe protocol. */
+  readonly tty?: boolean;
 }
 
-const ACCEPTED = ['command', 'timeout'];
+const ACCEPTED = ['command', 'timeout', 'tty'];
 
 /**
  * Checks `tools/call` arguments against the input schema (C-MCP-2/4): wrong types, extra keys and a missing
@@ -18,15 +20,16 @@ export function parseBashArguments(args: unknown): BashArguments {
   const record = args as Record<string, unknown>;
   const extra = Object.keys(record).filter((key) => !ACCEPTED.includes(key));
   if (extra.length > 0) {
-    throw invalid(`unknown argument ${extra.map((key) => JSON.stringify(key)).join(', ')} (bash accepts "command" and "timeout")`);
+    throw invalid(`unknown argument ${extra.map((key) => JSON.stringify(key)).join(', ')} (bash accepts "command", "timeout" and "tty")`);
   }
-  const { command, timeout } = record;
+  const { command, timeout, tty } = record;
   if (command === undefined) throw invalid('missing required argument "command"');
   if (typeof command !== 'string') throw invalid(`argument "command" must be a string, got ${typeName(command)}`);
   if (timeout !== undefined && timeout !== null && !(typeof timeout === 'number' && Number.isInteger(timeout))) {
     throw invalid(`argument "timeout" must be an integer number of seconds or null, got ${typeName(timeout)}`);
   }
-  return { command, timeout: timeout as number | null | undefined };
+  if (tty !== undefined && tty !== null && typeof tty !== 'boolean') throw invalid(`argument "tty" must be a boolean or null, got ${typeName(tty)}`);
+  return { command, timeout: timeout as number | null | undefined, ...(tty === true ? { tty: true } : {}) };
 }
 
 function invalid(detail: string): ProtocolError {

@@ -30,7 +30,8 @@ export function bashToolDefinition(defaultTimeoutSeconds: number, maxTimeoutSeco
       'chaining, and standard Unix tools. The working directory, environment variables and files in /workspace ' +
       `persist between calls of the same session. Commands time out after ${defaultTimeoutSeconds} s unless ` +
       `\`timeout\` says otherwise (at most ${maxTimeoutSeconds} s). Stdin is empty, so interactive programs do not work. ` +
-      'Long output is shortened to its head and tail, and the result names the file that keeps it in full.',
+      'Long output is shortened to its head and tail, and the result names the file that keeps it in full. ' +
+      'Set `tty` for a program that refuses to run without a terminal.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -38,6 +39,12 @@ export function bashToolDefinition(defaultTimeoutSeconds: number, maxTimeoutSeco
         timeout: {
           type: ['integer', 'null'],
           description: `Max execution time in seconds (default ${defaultTimeoutSeconds}, max ${maxTimeoutSeconds})`,
+        },
+        tty: {
+          type: ['boolean', 'null'],
+          description:
+            'Run this one command in a pseudo-terminal, for programs that refuse to run without one. Output is then one ' +
+            'merged stream in stdout (ANSI escapes removed); shell changes it makes (cd, export) do not persist.',
         },
       },
       required: ['command'],

@@ -80,6 +80,13 @@ describe(BashToolService.name, () => {
       expect(call?.args[1]).toEqual({ command: 'echo hello', timeout: 30, request_id: 'mcp-42' } satisfies ExecRequest);
     });
 
+    it('tty: true → the agent runs that command in terminal mode (C-MCP-14)', async () => {
+      const { sut, sessions } = fresh();
+      sessions.onExecute(async () => execResult({ stdout: 'tty' }));
+      await sut.call({ command: 'tty', tty: true }, context({ requestId: 43 }));
+      expect(sessions.callsOf('execute')[0]?.args[1]).toMatchObject({ command: 'tty', tty: true });
+    });
+
     it('exit 1 → isError with the full output and structured content', async () => {
       const { sut, sessions } = fresh();
       sessions.onExecute(async () => execResult({ stdout: 'out', stderr: 'err', exit_code: 1 }));

@@ -46,7 +46,7 @@ export class BashToolService {
   ) {}
 
   async call(args: unknown, context: BashCallContext): Promise<CallToolResult> {
-    const { command, timeout } = parseBashArguments(args); // JSON-RPC errors, before any tool error
+    const { command, timeout, tty } = parseBashArguments(args); // JSON-RPC errors, before any tool error
     const started = performance.now();
     const sessionId = context.sessionId;
     const log = (fields: Record<string, unknown>, message: string, level: 'info' | 'warn' = 'info'): void =>
@@ -65,7 +65,7 @@ export class BashToolService {
     const peek = () => this.sessions.peek(sessionId, agentId);
     const stopProgress = startProgress(context.progressToken, tool.progressIntervalMs, context.sendNotification, peek);
     try {
-      const request: ExecRequest = { command, timeout: timeoutSeconds, request_id: agentId };
+      const request: ExecRequest = { command, timeout: timeoutSeconds, request_id: agentId, ...(tty ? { tty: true } : {}) };
       const result = await this.sessions.execute(sessionId, request, AbortSignal.any([context.signal, call.signal]));
       const rendered = renderResult({
         response: result.response,

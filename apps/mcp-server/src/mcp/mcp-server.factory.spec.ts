@@ -73,7 +73,7 @@ describe(McpServerFactory.name, () => {
       type: 'object',
       required: ['command'],
       additionalProperties: false,
-      properties: { command: { type: 'string' }, timeout: { type: ['integer', 'null'] } },
+      properties: { command: { type: 'string' }, timeout: { type: ['integer', 'null'] }, tty: { type: ['boolean', 'null'] } },
     });
     expect(bash?.outputSchema?.required).toEqual(['stdout', 'stderr', 'exit_code', 'duration_ms']);
   });
