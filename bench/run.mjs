@@ -5,6 +5,7 @@ const suites = [
   ['agent', './agent.bench.mjs', 'runAgentBench'],
   ['server', './server.bench.mjs', 'runServerBench'],
   ['kubernetes', './kubernetes.bench.mjs', 'runKubernetesBench'],
+  ['eager', './eager.bench.mjs', 'runEagerBench'],
 ];
 const only = process.argv.slice(2);
 for (const [name, file, fn] of suites) {

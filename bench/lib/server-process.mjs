@@ -47,7 +47,20 @@ let nextId = 1;
 
 /** One stateless `tools/call bash` over streamable HTTP; resolves with the JSON-RPC result. */
 export function callBash(mcpUrl, sessionId, command) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'tools/call', params: { name: 'bash', arguments: { command } } });
+  return postMcp(mcpUrl, sessionId, { method: 'tools/call', params: { name: 'bash', arguments: { command } } });
+}
+
+/** A 2025-era `initialize` carrying `X-Session-ID` (what a client sends before its first command). */
+export function initialize(mcpUrl, sessionId) {
+  return postMcp(mcpUrl, sessionId, {
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+  });
+}
+
+/** One stateless JSON-RPC request over streamable HTTP; resolves with its result, rejects on any error. */
+export function postMcp(mcpUrl, sessionId, { method, params }) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params });
   return new Promise((resolve, reject) => {
     const req = request(mcpUrl, {
       method: 'POST',
@@ -67,7 +80,7 @@ export function callBash(mcpUrl, sessionId, command) {
         // Streamable HTTP answers either one JSON body or an SSE stream of `data:` events.
         const messages = text.trimStart().startsWith('{') ? [JSON.parse(text)] : text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)));
         const message = messages.find((m) => 'result' in m || 'error' in m);
-        if (!message || message.error || message.result.isError) reject(new Error(`call failed: ${text.slice(0, 300)}`));
+        if (!message || message.error || message.result.isError) reject(new Error(`${method} failed: ${text.slice(0, 300)}`));
         else resolve(message.result);
       });
     });

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { ServerConfig } from './config/server-config.js';
 import { ShutdownCoordinator } from './lifecycle/shutdown-coordinator.js';
 import { BashToolService } from './mcp/bash-tool.service.js';
+import { EagerAcquisition } from './mcp/eager-acquisition.js';
 import { McpServerFactory } from './mcp/mcp-server.factory.js';
 import { RunningCalls } from './mcp/running-calls.js';
 import { MetricsService } from './metrics/metrics.service.js';
@@ -25,7 +26,7 @@ class SessionShutdown implements OnApplicationShutdown {
   }
 }
 
-const SHARED = [MetricsService, RunningCalls, BashToolService, McpServerFactory, ShutdownCoordinator];
+const SHARED = [MetricsService, RunningCalls, BashToolService, EagerAcquisition, McpServerFactory, ShutdownCoordinator];
 
 /** Providers both transports share: configuration, logger, metrics, the session port and the MCP layer. */
 @Module({})

@@ -25,8 +25,9 @@ export async function runStdioServer(options: AppOptions): Promise<void> {
   const coordinator = app.get(ShutdownCoordinator);
   const sessions = app.get<SessionService>(SESSION_SERVICE);
   const sessionId = config.stdioSessionId;
-  const server = factory.create({ sessionId });
-  await factory.connect(server, new StdioServerTransport());
+  const context = { sessionId };
+  const server = factory.create(context);
+  await factory.connect(server, new StdioServerTransport(), context);
   logger.info({ transport: 'stdio', session_id: sessionId, version: config.version }, 'serving on stdio');
 
   let stopping: Promise<void> | undefined;

@@ -26,6 +26,10 @@ export class StrictSessionService implements SessionService {
     return this.program('execute', fn);
   }
 
+  onPrepare(fn: (sessionId: string) => Promise<void>): this {
+    return this.program('prepare', fn);
+  }
+
   onCancel(fn: (sessionId: string, requestId: string) => Promise<boolean>): this {
     return this.program('cancel', fn);
   }
@@ -48,6 +52,10 @@ export class StrictSessionService implements SessionService {
 
   execute(sessionId: string, request: ExecRequest, signal: AbortSignal): Promise<SessionExecResult> {
     return this.invoke('execute', [sessionId, request, signal]) as Promise<SessionExecResult>;
+  }
+
+  prepare(sessionId: string): Promise<void> {
+    return this.invoke('prepare', [sessionId]) as Promise<void>;
   }
 
   cancel(sessionId: string, requestId: string): Promise<boolean> {
@@ -145,6 +153,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
       instructions: 'Test instructions.',
     },
     cacheTtlMs: 30_000,
+    eagerAcquire: false,
     shutdownGraceMs: 310_000,
     hmacKey: { path: '/tmp/cli-mcp-test/hmac.key', generate: true },
     local: { stateDir: '/tmp/cli-mcp-test', sandboxDir: '/tmp/cli-mcp-test', isolation: 'none', network: 'host', maxSessions: 4, idleTimeoutMs: 60_000, warmPoolSize: 0 },

@@ -329,6 +329,54 @@ describe(SessionManager.name, () => {
     await expect(manager.checkHealth(never())).rejects.toMatchObject({ message: 'bash cannot start' });
   });
 
+  describe('prepare (C-MCP-13 eager acquisition)', () => {
+    it('acquires and caches without running anything; the first command then finds the sandbox cached', async () => {
+      acquireReturns(handle('s1', { path: 'create' }));
+      expect(await manager.prepare('s1', never())).toBe('create');
+      expect(agent.calls).toEqual([]);
+      agent.on('exec', async () => execResponse());
+      expect((await manager.execute('s1', request, never())).acquirePath).toBe('cache');
+      expect(backend.callsOf('acquire')).toHaveLength(1);
+    });
+
+    it('shares the single flight with a command that arrives while it acquires', async () => {
+      const gate = deferred<SandboxHandle>();
+      backend.on('acquire', () => gate.promise);
+      agent.on('exec', async () => execResponse());
+      const eager = manager.prepare('s1', never());
+      const call = manager.execute('s1', request, never());
+      gate.resolve(handle('s1', { path: 'create' }));
+      expect(await eager).toBe('create');
+      expect((await call).acquirePath).toBe('create');
+      expect(backend.callsOf('acquire')).toHaveLength(1);
+    });
+
+    it('costs nothing for a cached session, and a failed one leaves the next command to acquire again', async () => {
+      let attempts = 0;
+      backend.on('acquire', async () => {
+        if (++attempts === 1) throw new Error('quota exceeded');
+        return handle('s1', { path: 'create' });
+      });
+      await expect(manager.prepare('s1', never())).rejects.toMatchObject({ code: SessionErrorCode.BackendFailure });
+      agent.on('exec', async () => execResponse());
+      expect((await manager.execute('s1', request, never())).acquirePath).toBe('create');
+      expect(await manager.prepare('s1', never())).toBe('cache');
+      expect(backend.callsOf('acquire')).toHaveLength(2);
+      const text = await registry.metrics();
+      expect(text).toContain(`${SESSION_METRIC_NAMES.acquisitions}{trigger="eager",result="error"} 1`);
+      expect(text).toContain(`${SESSION_METRIC_NAMES.acquisitions}{trigger="call",result="ok"} 1`);
+      // The failed prepare and the command each missed the cache once; the cached prepare counted nothing.
+      expect(text).toContain(`${SESSION_METRIC_NAMES.lookups}{tier="cache",result="miss"} 2`);
+    });
+
+    it('validates the session id and refuses after shutdown', async () => {
+      await expect(manager.prepare('Bad_Id', never())).rejects.toMatchObject({ code: SessionErrorCode.InvalidSessionId });
+      backend.on('shutdown', async () => undefined);
+      await manager.shutdown();
+      await expect(manager.prepare('s1', never())).rejects.toMatchObject({ code: SessionErrorCode.ShuttingDown });
+    });
+  });
+
   describe('metrics (§9)', () => {
     it('records lookups, acquisitions, exec outcomes and output bytes with bounded labels', async () => {
       acquireReturns(handle('s1', { path: 'create' }));

@@ -6,7 +6,7 @@ import type { AcquirePath, ExecRequest, ExecResponse, SandboxBackend, SandboxHan
 import { SessionCache } from './session-cache.js';
 import { SessionError, SessionErrorCode } from './session-error.js';
 import { assertValidSessionId } from './session-id.js';
-import { SessionMetrics, type ExecOutcome } from './session-metrics.js';
+import { SessionMetrics, type AcquireTrigger, type ExecOutcome } from './session-metrics.js';
 import { FlightAbortedError, SingleFlight } from './single-flight.js';
 
 /** The part of `AgentClient` the manager uses (a port, so tests use a strict fake). */
@@ -74,6 +74,19 @@ export class SessionManager {
       this.metrics.executed(failure.code === SessionErrorCode.Cancelled ? 'cancelled' : 'error', this.secondsSince(started));
       throw failure;
     }
+  }
+
+  /**
+   * Makes the session's sandbox ready before its first command (C-MCP-13, eager acquisition): joins or starts the
+   * same single flight as `execute`, so the first command waits for this acquisition instead of starting another.
+   * A cached session costs nothing and counts nothing. Rejects with `SessionError` (the caller only logs it: the
+   * first command then acquires again).
+   */
+  async prepare(sessionId: string, signal: AbortSignal): Promise<AcquirePath> {
+    assertValidSessionId(sessionId);
+    this.assertRunning();
+    if (this.cache.get(sessionId)) return 'cache';
+    return (await this.resolve(sessionId, signal, 'eager')).path;
   }
 
   /**
@@ -175,7 +188,7 @@ export class SessionManager {
     }
   }
 
-  private async resolve(sessionId: string, signal: AbortSignal): Promise<Resolved> {
+  private async resolve(sessionId: string, signal: AbortSignal, trigger: AcquireTrigger = 'call'): Promise<Resolved> {
     const started = this.clock.now();
     const cached = this.cache.get(sessionId);
     if (cached) {
@@ -186,7 +199,11 @@ export class SessionManager {
     this.metrics.lookup('cache', 'miss');
     try {
       const handle = await this.flights.run(sessionId, signal, async (shared) => {
-        const acquired = await this.backend.acquire(sessionId, shared);
+        const acquired = await this.backend.acquire(sessionId, shared).catch((error: unknown) => {
+          this.metrics.acquisition(trigger, 'error');
+          throw error;
+        });
+        this.metrics.acquisition(trigger, 'ok');
         // The cached copy is not "recreated": only the calls that waited for this acquisition lost state.
         if (!this.stopping) this.cache.set(sessionId, { ...acquired, recreated: false });
         return acquired;

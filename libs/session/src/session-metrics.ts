@@ -9,12 +9,15 @@ export const SESSION_METRIC_NAMES = {
   execDurationSeconds: 'cli_mcp_exec_duration_seconds',
   execOutputBytes: 'cli_mcp_exec_output_bytes',
   sessionsCached: 'cli_mcp_sessions_cached',
+  acquisitions: 'cli_mcp_sandbox_acquisitions_total',
 } as const;
 
 /** `tier=cache`: hit|miss of the replica cache; `tier=backend`: hit = existing sandbox found, miss = claimed or created. */
 export type LookupTier = 'cache' | 'backend';
 export type LookupResult = 'hit' | 'miss' | 'error';
 export type ExecOutcome = 'ok' | 'nonzero' | 'timeout' | 'cancelled' | 'error';
+/** What started a backend acquisition: a command (`call`) or a request before any command (`eager`, C-MCP-13). */
+export type AcquireTrigger = 'eager' | 'call';
 
 const SECONDS_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const EXEC_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -30,6 +33,7 @@ export class SessionMetrics {
   private readonly readySeconds: Histogram;
   private readonly execSeconds: Histogram<'outcome'>;
   private readonly outputBytes: Histogram;
+  private readonly acquisitions: Counter<'trigger' | 'result'>;
   private cachedSource: () => number = () => 0;
 
   constructor(registry: Registry) {
@@ -53,6 +57,10 @@ export class SessionMetrics {
     this.outputBytes = new Histogram({
       name: SESSION_METRIC_NAMES.execOutputBytes, help: 'Bytes written to stdout plus stderr per execution',
       buckets: BYTES_BUCKETS, registers,
+    });
+    this.acquisitions = new Counter({
+      name: SESSION_METRIC_NAMES.acquisitions, help: 'Backend acquisitions of a session sandbox, by what started them and result',
+      labelNames: ['trigger', 'result'], registers,
     });
     const source = (): number => this.cachedSource();
     new Gauge({
@@ -78,6 +86,11 @@ export class SessionMetrics {
 
   sandboxReady(seconds: number): void {
     this.readySeconds.observe(seconds);
+  }
+
+  /** One backend acquisition (not a cache hit) finished; counted once per single flight, for its starter. */
+  acquisition(trigger: AcquireTrigger, result: 'ok' | 'error'): void {
+    this.acquisitions.inc({ trigger, result });
   }
 
   executed(outcome: ExecOutcome, seconds: number, outputBytes?: number): void {

@@ -55,6 +55,16 @@ describe('cli-mcp-server --backend kubernetes', () => {
     expect(cluster.requests.count()).toBe(before);
   });
 
+  it('initialize with X-Session-ID makes the session pod before any command; the command then uses it (C-MCP-13)', async () => {
+    const client = await connectHttpClient(server.mcpUrl, 'inv-e2e-eager');
+    clients.push(client);
+    const metrics = async () => (await fetch(`${server.baseUrl}/metrics`)).text();
+    await eventually(async () => /cli_mcp_sandbox_acquisitions_total\{trigger="eager",result="ok"\} 1/.test(await metrics()), 'the eager acquisition');
+    expect(sessionPods('inv-e2e-eager')).toHaveLength(1);
+    expect(structuredOf(await bash(client, 'echo first')).stdout).toBe('first');
+    expect(sessionPods('inv-e2e-eager')).toHaveLength(1);
+  });
+
   it('creates one hardened pod per session, keeps shell state in it, and DELETE removes it', async () => {
     const client = await connectHttpClient(server.mcpUrl, 'inv-e2e-1');
     clients.push(client);

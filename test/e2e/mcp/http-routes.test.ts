@@ -1,17 +1,12 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sendRaw } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, structuredOf } from './support/mcp-client.js';
-import { descendantsOf, removeDir, startHttpServer, tempDir, type ServerProcess, useHttpServer } from './support/server-process.js';
+import { descendantsOf, removeDir, sessionDirs, startHttpServer, tempDir, type ServerProcess, useHttpServer } from './support/server-process.js';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-/** Sessions with a workspace in the local backend's state dir (none until a bash call needs one). */
-function sessionDirs(server: ServerProcess): string[] {
-  const dir = join(server.stateDir, 'sessions');
-  return existsSync(dir) ? readdirSync(dir) : [];
-}
 
 describe('HTTP routes of the built server (Go server_test inventory)', () => {
 

@@ -106,6 +106,7 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
       instructions,
     },
     cacheTtlMs: flags.duration('cache-ttl', { minMs: 1000, maxMs: HOUR_MS }, 30_000),
+    eagerAcquire: flags.isSet('eager-acquire') ? flags.boolean('eager-acquire') : true,
     shutdownGraceMs,
     hmacKey,
     local: {

@@ -78,6 +78,8 @@ export interface ServerConfig {
   readonly backend: BackendKind;
   readonly tool: ToolConfig;
   readonly cacheTtlMs: number;
+  /** `--eager-acquire`: requests before the first command start acquiring the sandbox (C-MCP-13). */
+  readonly eagerAcquire: boolean;
   readonly shutdownGraceMs: number;
   /** HMAC key file; `generate` = create it on first start if missing (local default). */
   readonly hmacKey: { readonly path: string; readonly generate: boolean };

@@ -17,6 +17,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   { group: SERVER, name: 'stateless', kind: 'boolean', description: 'Accepted for compatibility with the Go server; HTTP is always stateless.' },
   { group: SERVER, name: 'backend', valueName: 'local|kubernetes', default: 'local', description: 'Where sandboxes run: local processes on this machine, or one pod per session.' },
   { group: SERVER, name: 'session-id', valueName: 'id', defaultText: 'stdio-<random>, one per process', description: 'stdio only: the session (sandbox) this process serves; an RFC 1123 label.' },
+  { group: SERVER, name: 'eager-acquire', kind: 'boolean', defaultText: 'true', description: 'Start making a session\'s sandbox on its first request (initialize, tools/list, ping …), so the first command does not wait for it; =false turns it off.' },
   { group: SERVER, name: 'cache-ttl', valueName: 'duration', default: '30s', description: 'How long a session → sandbox lookup is cached.' },
   { group: SERVER, name: 'shutdown-grace', valueName: 'duration', defaultText: 'max-timeout + 10s', description: 'On SIGTERM/SIGINT, how long running commands may finish before they are cancelled.' },
 

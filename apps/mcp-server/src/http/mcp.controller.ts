@@ -20,13 +20,14 @@ export class McpController {
   @RouteConfig(JSON_RPC_ERRORS)
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const clientId = firstValue(request.headers['mcp-session-id']);
-    const server = this.factory.create({ sessionId: firstValue(request.headers['x-session-id']), ...(clientId ? { clientId } : {}) });
+    const context = { sessionId: firstValue(request.headers['x-session-id']), ...(clientId ? { clientId } : {}) };
+    const server = this.factory.create(context);
     const transport = new StatelessHttpTransport(reply.raw, { issueClientId: newClientId });
     reply.raw.on('close', () => {
       void transport.close();
       void server.close();
     });
-    await this.factory.connect(server, transport);
+    await this.factory.connect(server, transport, context);
     reply.hijack();
     transport.handle({ headers: request.headers, url: requestUrl(request), body: request.body });
   }

@@ -6,24 +6,24 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { execResult, memoryLogger, StrictSessionService, testConfig } from '../../test/fakes.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { BashToolService } from './bash-tool.service.js';
+import { EagerAcquisition } from './eager-acquisition.js';
 import { agentRequestId } from './agent-request-id.js';
 import { McpServerFactory, type McpRequestContext } from './mcp-server.factory.js';
 import { RunningCalls } from './running-calls.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 
-function setup() {
-  const config = testConfig();
+function setup(config = testConfig()) {
   const sessions = new StrictSessionService();
   const running = new RunningCalls();
   const metrics = new MetricsService();
   const { logger } = memoryLogger();
   const bash = new BashToolService(sessions, config, logger, running);
-  const sut = new McpServerFactory(config, sessions, logger, bash, running, metrics);
+  const sut = new McpServerFactory(config, sessions, logger, bash, running, metrics, new EagerAcquisition(config, sessions, logger));
   const connect = async (context: McpRequestContext): Promise<Client> => {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const server = sut.create(context);
-    await sut.connect(server, serverSide);
+    await sut.connect(server, serverSide, context);
     const client = new Client({ name: 'spec', version: '1' });
     await client.connect(clientSide);
     cleanups.push(async () => {
@@ -151,6 +151,39 @@ describe(McpServerFactory.name, () => {
     await client.notification({ method: 'notifications/cancelled', params: { requestId: 1 } });
     await client.ping(); // the notification has been handled once the ping's answer arrives
     expect(sessions.calls).toEqual([]);
+  });
+
+  describe('eager acquisition (C-MCP-13)', () => {
+    it('initialize, tools/list and ping of a session start its sandbox; tools/call and notifications do not', async () => {
+      const { sessions, connect } = setup({ ...testConfig(), eagerAcquire: true });
+      sessions.onPrepare(async () => undefined).onExecute(async () => execResult());
+      const client = await connect({ sessionId: 's-1' }); // initialize
+      await client.listTools();
+      await client.ping();
+      await client.callTool({ name: 'bash', arguments: { command: 'true' } });
+      expect(sessions.callsOf('prepare').map((call) => call.args[0])).toEqual(['s-1', 's-1', 's-1']);
+    });
+
+    it('never allocates without a valid session, nor when --eager-acquire=false', async () => {
+      for (const [config, sessionId] of [[{ ...testConfig(), eagerAcquire: true }, undefined], [{ ...testConfig(), eagerAcquire: true }, 'Not Valid'], [testConfig(), 's-1']] as const) {
+        const { sessions, connect } = setup(config);
+        const client = await connect({ sessionId });
+        await client.listTools();
+        expect(sessions.calls).toEqual([]);
+      }
+    });
+
+    it('a failing eager acquisition is only logged: the request answers and the command runs', async () => {
+      const { sessions, connect } = setup({ ...testConfig(), eagerAcquire: true });
+      sessions.onPrepare(async () => {
+        throw new Error('quota exceeded');
+      }).onExecute(async () => execResult({ stdout: 'ran' }));
+      const client = await connect({ sessionId: 's-1' });
+      expect((await client.listTools()).tools).toHaveLength(1);
+      const result = await client.callTool({ name: 'bash', arguments: { command: 'echo ran' } });
+      expect(result.isError).toBeFalsy();
+      expect(sessions.callsOf('execute')).toHaveLength(1);
+    });
   });
 
   it('counts calls in mcp_calls_total with bounded labels; isError results count as failures (Go §11)', async () => {

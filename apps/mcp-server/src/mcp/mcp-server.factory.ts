@@ -22,6 +22,7 @@ import { APP_LOGGER, SERVER_CONFIG, SESSION_SERVICE } from '../tokens.js';
 import { agentRequestId } from './agent-request-id.js';
 import { BASH_TOOL_NAME, bashToolDefinition } from './bash-tool.definition.js';
 import { BashToolService } from './bash-tool.service.js';
+import { EagerAcquisition } from './eager-acquisition.js';
 import { ProtocolError } from './protocol-error.js';
 import { RunningCalls } from './running-calls.js';
 
@@ -53,6 +54,7 @@ export class McpServerFactory {
     private readonly bash: BashToolService,
     private readonly running: RunningCalls,
     private readonly metrics: MetricsService,
+    private readonly eager: EagerAcquisition,
   ) {
     this.tool = bashToolDefinition(config.tool.defaultTimeoutSeconds, config.tool.maxTimeoutSeconds);
   }
@@ -82,9 +84,12 @@ export class McpServerFactory {
     return server;
   }
 
-  /** Connects a server to a transport, counting every message for `/metrics` (Go §11). */
-  async connect(server: Server, transport: Transport): Promise<void> {
-    await server.connect(new MeteredTransport(transport, this.metrics.mcp));
+  /**
+   * Connects a server to a transport, counting every message for `/metrics` (Go §11); requests of a session that
+   * are not commands start its sandbox early (C-MCP-13).
+   */
+  async connect(server: Server, transport: Transport, context: McpRequestContext): Promise<void> {
+    await server.connect(new MeteredTransport(transport, this.metrics.mcp, (method) => this.eager.noticeRequest(context.sessionId, method)));
   }
 
   private async cancel(context: McpRequestContext, notification: CancelledNotification): Promise<void> {

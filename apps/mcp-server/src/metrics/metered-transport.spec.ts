@@ -23,7 +23,7 @@ function setup() {
   const registry = new Registry();
   const inner = new MemoryTransport();
   let clock = 0;
-  const sut = new MeteredTransport(inner, new McpMetrics(registry), () => clock);
+  const sut = new MeteredTransport(inner, new McpMetrics(registry), () => undefined, () => clock);
   const received: JSONRPCMessage[] = [];
   sut.onmessage = (message) => received.push(message);
   return { registry, inner, sut, received, advance: (ms: number) => (clock += ms) };

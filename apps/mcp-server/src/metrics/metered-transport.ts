@@ -23,6 +23,8 @@ export class MeteredTransport implements Transport {
   constructor(
     private readonly inner: Transport,
     private readonly metrics: McpMetrics,
+    /** Sees the method of every request received (eager acquisition, C-MCP-13). */
+    private readonly onRequest: (method: string) => void = () => undefined,
     private readonly now: () => number = () => performance.now(),
   ) {
     inner.onmessage = (message, extra) => {
@@ -70,8 +72,12 @@ export class MeteredTransport implements Transport {
     const params = message.params as { name?: unknown } | undefined;
     const toolName = typeof params?.name === 'string' ? params.name : undefined;
     const call = { method: message.method, toolName, started: this.now() };
-    if ('id' in message) this.pending.set(message.id, call);
-    else this.observe(call, true);
+    if ('id' in message) {
+      this.pending.set(message.id, call);
+      this.onRequest(message.method);
+    } else {
+      this.observe(call, true);
+    }
   }
 
   private observe(call: Pending, success: boolean): void {

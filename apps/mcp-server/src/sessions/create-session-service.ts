@@ -32,6 +32,8 @@ export async function createSessionService(config: ServerConfig, registry: Regis
   const manager = new SessionManager({ backend, agent, metrics, cacheTtlMs: config.cacheTtlMs });
   return {
     execute: (sessionId, request, signal) => manager.execute(sessionId, request, signal),
+    // Bounded like a first command's acquisition: a sandbox that is not ready by then is not coming (C-MCP-13).
+    prepare: async (sessionId) => void (await manager.prepare(sessionId, AbortSignal.timeout(config.kubernetes.readyTimeoutMs))),
     cancel: (sessionId, requestId) => manager.cancel(sessionId, requestId, AbortSignal.timeout(10_000)),
     // A peek that takes longer than a progress interval is not worth waiting for.
     peek: (sessionId, requestId) => manager.peek(sessionId, requestId, AbortSignal.timeout(2_000)),

@@ -8,6 +8,11 @@ import type { SessionExecResult } from '@cli-mcp/session';
 export interface SessionService {
   /** Runs one command in the session's sandbox, creating the sandbox on first use. */
   execute(sessionId: string, request: ExecRequest, signal: AbortSignal): Promise<SessionExecResult>;
+  /**
+   * Acquires the session's sandbox ahead of its first command (C-MCP-13), in the same single flight, bounded by
+   * the acquire timeout. Throws `SessionError`; callers only log it.
+   */
+  prepare(sessionId: string): Promise<void>;
   /** Stops the command `requestId` wherever the session's sandbox is (C-MCP-9); false when none ran. */
   cancel(sessionId: string, requestId: string): Promise<boolean>;
   /** The running command's latest output, undefined when unknown (C-MCP-10 progress; never throws). */

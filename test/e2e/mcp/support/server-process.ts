@@ -200,6 +200,12 @@ export function useHttpServer(options: StartOptions = {}): () => ServerProcess {
   };
 }
 
+/** Sessions with a workspace in the local backend's state dir (none until something acquires a sandbox). */
+export function sessionDirs(server: ServerProcess): string[] {
+  const dir = join(server.stateDir, 'sessions');
+  return existsSync(dir) ? readdirSync(dir) : [];
+}
+
 /** Whether a process with this pid exists (signal 0 checks without sending). */
 export function isAlive(pid: number): boolean {
   try {
