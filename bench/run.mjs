@@ -6,6 +6,7 @@ const suites = [
   ['server', './server.bench.mjs', 'runServerBench'],
   ['kubernetes', './kubernetes.bench.mjs', 'runKubernetesBench'],
   ['eager', './eager.bench.mjs', 'runEagerBench'],
+  ['eras', './eras.bench.mjs', 'runErasBench'],
 ];
 const only = process.argv.slice(2);
 for (const [name, file, fn] of suites) {

@@ -59,7 +59,7 @@ export function initialize(mcpUrl, sessionId) {
 }
 
 /** One stateless JSON-RPC request over streamable HTTP; resolves with its result, rejects on any error. */
-export function postMcp(mcpUrl, sessionId, { method, params }) {
+export function postMcp(mcpUrl, sessionId, { method, params, headers = { 'mcp-protocol-version': '2025-06-18' } }) {
   const body = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params });
   return new Promise((resolve, reject) => {
     const req = request(mcpUrl, {
@@ -68,7 +68,7 @@ export function postMcp(mcpUrl, sessionId, { method, params }) {
       headers: {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
+        ...headers,
         'x-session-id': sessionId,
         'content-length': Buffer.byteLength(body),
       },
@@ -86,6 +86,21 @@ export function postMcp(mcpUrl, sessionId, { method, params }) {
     });
     req.on('error', reject);
     req.end(body);
+  });
+}
+
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** A 2026-07-28 `tools/call bash` as the SDK v2 client sends it: the `_meta` envelope and the routing headers. */
+export function callBashModern(mcpUrl, sessionId, command) {
+  return postMcp(mcpUrl, sessionId, {
+    method: 'tools/call',
+    params: { name: 'bash', arguments: { command }, _meta: MODERN_META },
+    headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'bash' },
   });
 }
 

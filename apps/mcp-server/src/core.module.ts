@@ -5,6 +5,7 @@ import { ShutdownCoordinator } from './lifecycle/shutdown-coordinator.js';
 import { BashToolService } from './mcp/bash-tool.service.js';
 import { EagerAcquisition } from './mcp/eager-acquisition.js';
 import { McpServerFactory } from './mcp/mcp-server.factory.js';
+import { ModernServerFactory } from './mcp/modern-server.factory.js';
 import { RunningCalls } from './mcp/running-calls.js';
 import { MetricsService } from './metrics/metrics.service.js';
 import { createSessionService } from './sessions/create-session-service.js';
@@ -26,7 +27,7 @@ class SessionShutdown implements OnApplicationShutdown {
   }
 }
 
-const SHARED = [MetricsService, RunningCalls, BashToolService, EagerAcquisition, McpServerFactory, ShutdownCoordinator];
+const SHARED = [MetricsService, RunningCalls, BashToolService, EagerAcquisition, McpServerFactory, ModernServerFactory, ShutdownCoordinator];
 
 /** Providers both transports share: configuration, logger, metrics, the session port and the MCP layer. */
 @Module({})

@@ -1,11 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { NestFactory } from '@nestjs/core';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { PinoLoggerService } from '@cli-mcp/common';
 import type { AppOptions } from './core.module.js';
 import { ShutdownCoordinator } from './lifecycle/shutdown-coordinator.js';
 import { onShutdownSignals } from './lifecycle/signals.js';
-import { McpServerFactory } from './mcp/mcp-server.factory.js';
+import { EagerAcquisition } from './mcp/eager-acquisition.js';
+import { ModernServerFactory } from './mcp/modern-server.factory.js';
 import type { SessionService } from './sessions/session-service.port.js';
 import { StdioAppModule } from './stdio.module.js';
 import { SESSION_SERVICE } from './tokens.js';
@@ -21,13 +22,17 @@ export async function runStdioServer(options: AppOptions): Promise<void> {
   const app = await NestFactory.createApplicationContext(StdioAppModule.forRoot(options), {
     logger: new PinoLoggerService(logger.child({ component: 'nest' })),
   });
-  const factory = app.get(McpServerFactory);
+  const factory = app.get(ModernServerFactory);
+  const eager = app.get(EagerAcquisition);
   const coordinator = app.get(ShutdownCoordinator);
   const sessions = app.get<SessionService>(SESSION_SERVICE);
   const sessionId = config.stdioSessionId;
-  const context = { sessionId };
-  const server = factory.create(context);
-  await factory.connect(server, new StdioServerTransport(), context);
+  // Both eras (C-MCP-12): the SDK's serveStdio decides the connection's era from its opening exchange and pins one
+  // server from the factory; the opening starts the sandbox (C-MCP-13).
+  const server = serveStdio(({ era }) => {
+    eager.noticeRequest(sessionId, era === 'legacy' ? 'initialize' : 'server/discover');
+    return factory.create(sessionId, era);
+  }, { onerror: (error) => logger.debug({ err: error.message }, 'mcp stdio error') });
   logger.info({ transport: 'stdio', session_id: sessionId, version: config.version }, 'serving on stdio');
 
   let stopping: Promise<void> | undefined;

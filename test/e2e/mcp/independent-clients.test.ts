@@ -80,6 +80,30 @@ describe('independent MCP clients against the built server', () => {
       expect(sseMessages(stdout)[0]).toMatchObject({ id: 9, error: { code: -32602, message: expect.stringContaining('"timeout"') } });
     });
 
+    // C-MCP-12: the 2026-07-28 wire by hand — server/discover, then a call with the per-request _meta envelope
+    // and the routing headers, no initialize.
+    it('speaks 2026-07-28: server/discover, then tools/call with the _meta envelope', async () => {
+      const meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'curl', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
+      const modern = async (method: string, params: object, headers: string[]) => {
+        const { stdout } = await run('curl', [
+          '-sS', '-N', '-X', 'POST', server().mcpUrl,
+          '-H', 'content-type: application/json', '-H', 'accept: application/json, text/event-stream',
+          '-H', 'mcp-protocol-version: 2026-07-28', '-H', `mcp-method: ${method}`, ...headers.flatMap((header) => ['-H', header]),
+          '-d', JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }),
+        ], { timeout: 60_000 });
+        return (stdout.trimStart().startsWith('{') ? [JSON.parse(stdout)] : sseMessages(stdout)).at(-1) as { result: Record<string, unknown> };
+      };
+      const discover = await modern('server/discover', {}, []);
+      expect(discover.result).toMatchObject({ supportedVersions: expect.arrayContaining(['2026-07-28']) });
+      expect(JSON.stringify(discover.result)).toContain('"name":"cli-mcp-server"');
+      const call = await modern('tools/call', { name: 'bash', arguments: { command: 'echo modern-curl' } }, ['mcp-name: bash', 'x-session-id: curl-modern']);
+      expect(call.result).toMatchObject({ structuredContent: { stdout: 'modern-curl', exit_code: 0 } });
+    });
+
     it('lists tools without X-Session-ID', async () => {
       const { stdout } = await curl({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
       const [message] = sseMessages(stdout) as Array<{ result: { tools: Array<{ name: string; annotations: object }> } }>;

@@ -1,10 +1,13 @@
 import { Controller, Delete, Get, Patch, Post, Put, Req, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { EagerAcquisition } from '../mcp/eager-acquisition.js';
 import { McpServerFactory } from '../mcp/mcp-server.factory.js';
+import { ModernServerFactory } from '../mcp/modern-server.factory.js';
 import { jsonRpcErrorBody } from './boundary/access-policy.js';
 import { newClientId } from './client-id.js';
 import { JSON_RPC_ERRORS } from './mcp-error.filter.js';
+import { isLegacyPost, serveModernPost, webRequestOf } from './modern-exchange.js';
 import { StatelessHttpTransport } from './stateless-http-transport.js';
 
 /**
@@ -14,13 +17,29 @@ import { StatelessHttpTransport } from './stateless-http-transport.js';
  */
 @Controller('mcp')
 export class McpController {
-  constructor(private readonly factory: McpServerFactory) {}
+  constructor(
+    private readonly factory: McpServerFactory,
+    private readonly modern: ModernServerFactory,
+    private readonly eager: EagerAcquisition,
+  ) {}
 
   @Post()
   @RouteConfig(JSON_RPC_ERRORS)
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const url = requestUrl(request);
+    const sessionId = firstValue(request.headers['x-session-id']);
+    const web = webRequestOf(url, request.headers, reply.raw);
+    reply.hijack();
+    if (!(await isLegacyPost(web, request.body))) {
+      // MCP 2026-07-28 (C-MCP-12): the SDK's own stateless handler. Requests before a command start the sandbox.
+      const method = requestMethodOf(request.body);
+      if (method) this.eager.noticeRequest(sessionId, method);
+      await serveModernPost(this.modern.handler, web, request.body, reply.raw);
+      return;
+    }
+    // The 2025 revisions: our transport straight onto Node's response (docs/benchmarks.md, "Protocol eras").
     const clientId = firstValue(request.headers['mcp-session-id']);
-    const context = { sessionId: firstValue(request.headers['x-session-id']), ...(clientId ? { clientId } : {}) };
+    const context = { sessionId, ...(clientId ? { clientId } : {}) };
     const server = this.factory.create(context);
     const transport = new StatelessHttpTransport(reply.raw, { issueClientId: newClientId });
     reply.raw.on('close', () => {
@@ -28,8 +47,7 @@ export class McpController {
       void server.close();
     });
     await this.factory.connect(server, transport, context);
-    reply.hijack();
-    transport.handle({ headers: request.headers, url: requestUrl(request), body: request.body });
+    transport.handle({ headers: request.headers, url, body: request.body });
   }
 
   // Stateless: no standalone SSE stream and no session to delete (stack-notes B.1; Go answered 405 too).
@@ -65,6 +83,12 @@ function requestUrl(request: FastifyRequest): URL {
   } catch {
     return new URL(request.url, 'http://localhost');
   }
+}
+
+/** The method of a single JSON-RPC request body (not a notification, not a batch). */
+function requestMethodOf(body: unknown): string | undefined {
+  const message = body as { method?: unknown; id?: unknown } | null;
+  return typeof message?.method === 'string' && message.id !== undefined ? message.method : undefined;
 }
 
 function firstValue(value: string | string[] | undefined): string | undefined {
