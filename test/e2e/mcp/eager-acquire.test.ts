@@ -1,3 +1,4 @@
+import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, eventually, structuredOf } from './support/mcp-client.js';
@@ -26,12 +27,20 @@ describe('eager acquisition (local backend)', () => {
     expect(await metricsOf(server())).not.toContain('trigger="call"');
   });
 
+  it('a 2026-07-28 client (server/discover, no initialize) starts the sandbox the same way', async () => {
+    const client = new ClientV2({ name: 'eager-v2', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server().mcpUrl), { requestInit: { headers: { 'X-Session-ID': 'eager-modern' } } }));
+    await eventually(() => sessionDirs(server()).includes('eager-modern'), 'the eager acquisition of the 2026 session');
+    expect((await client.callTool({ name: 'bash', arguments: { command: 'echo first' } })).structuredContent).toMatchObject({ stdout: 'first' });
+    await client.close();
+  });
+
   it('a client without X-Session-ID allocates nothing', async () => {
     const client = await connectHttpClient(server().mcpUrl);
     clients.push(client);
     await client.listTools();
     await client.ping();
-    expect(sessionDirs(server())).toEqual(['eager-local']);
+    expect(sessionDirs(server()).sort()).toEqual(['eager-local', 'eager-modern']);
   });
 });
 
