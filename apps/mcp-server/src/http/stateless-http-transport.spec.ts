@@ -19,7 +19,7 @@ interface Harness {
 let http: HttpServer | undefined;
 
 /** A real SDK Server per POST behind a plain node:http server, the way the controller wires it. */
-async function serve(options: { keepAliveMs?: number; toolDelayMs?: number; issueClientId?: () => string } = {}): Promise<Harness> {
+async function serve(options: { keepAliveMs?: number; toolDelayMs?: number; issueClientId?: () => string; silent?: boolean } = {}): Promise<Harness> {
   const harness: Harness = { url: '', calls: [], notifications: [], closed: 0 };
   http = createServer((req, res) => {
     let text = '';
@@ -29,7 +29,7 @@ async function serve(options: { keepAliveMs?: number; toolDelayMs?: number; issu
       server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
       server.setRequestHandler(CallToolRequestSchema, async (call, extra: Extra) => {
         harness.calls.push({ extra, aborted: () => extra.signal.aborted });
-        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: 1, progress: 1 } } as never);
+        if (!options.silent) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: 1, progress: 1 } } as never);
         await new Promise((resolve) => setTimeout(resolve, options.toolDelayMs ?? 0));
         return { content: [{ type: 'text', text: `ran ${String(call.params.arguments?.n)}` }] };
       });
@@ -139,6 +139,13 @@ describe(StatelessHttpTransport.name, () => {
     const reply = await post(harness.url, [call(1), call(2), { jsonrpc: '2.0', id: 3, method: 'tools/list' }]);
     const results = events(reply.body).filter((m) => 'id' in m);
     expect(results.map((m) => m.id).sort()).toEqual([1, 2, 3]);
+  });
+
+  it('sends the headers of a silent running call long before its result (no event, no keep-alive yet)', async () => {
+    const harness = await serve({ toolDelayMs: 400, keepAliveMs: 60_000, silent: true });
+    const reply = await post(harness.url, call(1));
+    expect(reply.headersAt).toBeLessThan(reply.endedAt - 200);
+    expect(events(reply.body)).toMatchObject([{ id: 1 }]);
   });
 
   it('sends the headers within 50 ms of a call that is still running, and SSE comments as keep-alive', async () => {

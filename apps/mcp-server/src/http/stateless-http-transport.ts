@@ -138,7 +138,8 @@ export class StatelessHttpTransport implements Transport {
   }
 
   private flushHeaders(): void {
-    if (!this.closed && !this.res.headersSent) this.res.flushHeaders();
+    // Not `headersSent`: it is true as soon as writeHead ran, while the headers still wait for the first write.
+    if (!this.closed && !this.res.writableEnded) this.res.flushHeaders();
   }
 
   private stopTimers(): void {
