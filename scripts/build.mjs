@@ -2,7 +2,7 @@
 // Builds every application project of nest-cli.json with the Nest CLI (tsc builder: the swc builder does not
 // emit libs in monorepo mode, stack-notes A.6). Projects whose entry file does not exist yet are skipped.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 
 const nest = JSON.parse(readFileSync('nest-cli.json', 'utf8'));
 const only = process.argv.slice(2);
@@ -10,6 +10,9 @@ const apps = Object.entries(nest.projects)
   .filter(([, p]) => p.type === 'application' && existsSync(`${p.sourceRoot}/${p.entryFile}.ts`))
   .map(([name]) => name)
   .filter((name) => only.length === 0 || only.includes(name));
+// A full build starts from an empty dist/: every app shares it (deleteOutDir would wipe the others), and files
+// left by an older layout (test doubles compiled before they were excluded) would otherwise ship.
+if (only.length === 0) rmSync('dist', { recursive: true, force: true });
 for (const app of apps) {
   const result = spawnSync(process.execPath, ['node_modules/@nestjs/cli/bin/nest.js', 'build', app], { stdio: 'inherit' });
   if (result.status !== 0) {

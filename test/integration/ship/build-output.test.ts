@@ -1,0 +1,58 @@
+/**
+ * Test doubles never ship (issue 7, C-SHIP-1): after a full build, no test-support module sits in dist/ outside
+ * dist/libs/testing (the dev-cluster app), and no shipped app's entry can load anything from there.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isTestSupport, reachableModules, shippedEntries, strayTestSupport } from './support/build-output.js';
+import { describeWhenReady } from './support/prerequisites.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const entries = shippedEntries(ROOT);
+const missing = entries.filter(({ entry }) => !existsSync(entry)).map(({ entry }) => entry);
+
+describe(isTestSupport.name, () => {
+  it('recognises specs, tests and modules under test/ or testing/ folders, and nothing else', () => {
+    expect(['libs/session/test/fakes.js', 'libs/session/src/kubernetes/testing/strict-kube-api.js', 'apps/x/src/a.spec.js', 'b.test.mjs'].map(isTestSupport)).toEqual([true, true, true, true]);
+    expect(['libs/session/src/session-manager.js', 'libs/podspec/src/testimony.js', 'apps/mcp-server/src/main.js'].map(isTestSupport)).toEqual([false, false, false]);
+  });
+});
+
+describeWhenReady('dist/ after a full build', missing.length > 0 ? `not built (${missing.join(', ')}); run npm run build` : undefined, () => {
+  it('holds no test-support module outside dist/libs/testing', () => {
+    expect(strayTestSupport(join(ROOT, 'dist'))).toEqual([]);
+  });
+
+  it.each(entries.map(({ app, entry }) => [app, entry]))('%s: its entry reaches no test support', async (_app, entry) => {
+    const reached = await reachableModules(entry, ROOT);
+    // Not vacuous: the entry really pulls in the shared libraries it is built from.
+    expect(reached.some((path) => path.startsWith('dist/libs/'))).toBe(true);
+    expect(reached.filter((path) => path.startsWith('dist/libs/testing/') || isTestSupport(path))).toEqual([]);
+  });
+});
+
+describe('the checks themselves', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'cli-mcp-ship-dist-'));
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  const write = (path: string, text: string): void => {
+    mkdirSync(dirname(join(scratch, path)), { recursive: true });
+    writeFileSync(join(scratch, path), text);
+  };
+
+  it('find a test double compiled next to production code', () => {
+    write('dist/libs/session/src/index.js', 'export const a = 1;\n');
+    write('dist/libs/session/src/kubernetes/testing/strict-kube-api.js', 'export const b = 2;\n');
+    write('dist/libs/session/test/fakes.js', 'export const c = 3;\n');
+    write('dist/libs/testing/src/fake.js', 'export const d = 4;\n');
+    expect(strayTestSupport(join(scratch, 'dist')).sort()).toEqual(['libs/session/src/kubernetes/testing/strict-kube-api.js', 'libs/session/test/fakes.js']);
+  });
+
+  it('follow static and dynamic imports from an entry into libs/testing', async () => {
+    write('dist/apps/app/src/main.js', "import '../../../libs/session/src/index.js';\nif (process.env.X) await import('../../../libs/testing/src/fake.js');\n");
+    const reached = await reachableModules(join(scratch, 'dist/apps/app/src/main.js'), scratch);
+    expect(reached).toContain('dist/libs/testing/src/fake.js');
+  });
+});

@@ -1,0 +1,58 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { build } from 'esbuild';
+
+/** Where test support may live in `dist/`: the dev-cluster app, never shipped. */
+export const TESTING_LIB = 'libs/testing/';
+
+/** A compiled module that is test support: a spec or test file, or anything under a `test/` or `testing/` folder. */
+export function isTestSupport(relativePath: string): boolean {
+  const parts = relativePath.split(/[\\/]/);
+  const name = parts[parts.length - 1] ?? '';
+  return /\.(spec|test)\.[cm]?js$/.test(name) || parts.slice(0, -1).some((part) => part === 'test' || part === 'testing');
+}
+
+/** Every test-support module under `distDir` outside `dist/libs/testing/` (paths relative to `distDir`). */
+export function strayTestSupport(distDir: string): string[] {
+  return listFiles(distDir)
+    .map((path) => relative(distDir, path).split(sep).join('/'))
+    .filter((path) => /\.[cm]?js$/.test(path) && !path.startsWith(TESTING_LIB) && isTestSupport(path));
+}
+
+/** The shipped apps of nest-cli.json (applications outside libs/testing) and their built entry modules. */
+export function shippedEntries(repoRoot: string): Array<{ app: string; entry: string }> {
+  const nest = JSON.parse(readFileSync(join(repoRoot, 'nest-cli.json'), 'utf8')) as {
+    projects: Record<string, { type: string; root: string; sourceRoot: string; entryFile: string }>;
+  };
+  return Object.entries(nest.projects)
+    .filter(([, p]) => p.type === 'application' && !p.root.startsWith('libs/testing'))
+    .filter(([, p]) => existsSync(join(repoRoot, p.sourceRoot, `${p.entryFile}.ts`)))
+    .map(([app, p]) => ({ app, entry: join(repoRoot, 'dist', p.sourceRoot, `${p.entryFile}.js`) }));
+}
+
+/**
+ * The project's own modules an entry can load — static imports and dynamic imports of literal paths — resolved
+ * by esbuild (a maintained resolver, so the graph is Node's, not a regex's). Packages stay external.
+ */
+export async function reachableModules(entry: string, root: string): Promise<string[]> {
+  const result = await build({
+    entryPoints: [entry],
+    absWorkingDir: root,
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'silent',
+  });
+  return Object.keys(result.metafile.inputs).map((path) => path.split(sep).join('/'));
+}
+
+function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? listFiles(path) : [path];
+  });
+}
