@@ -1,0 +1,134 @@
+/**
+ * C-SHIP-1/2, the server image: the runtime stage of docker/Containerfile.server assembled from a clean build runs
+ * its ENTRYPOINT on a read-only root as UID 1001 and as a random UID (GID 0): `--help` works, and with the image's
+ * own CMD plus the settings an operator passes by env (CLI_MCP_*) and mounted files it serves /live, /health
+ * against the dev cluster and MCP behind the bearer. Dropping a COPY must break it.
+ */
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { isTestSupport } from './support/build-output.js';
+import { agentBuiltProblem } from './support/build-state.js';
+import { startDevCluster, type DevCluster } from './support/dev-cluster.js';
+import { assembleImage, REPO_ROOT, type AssembledImage } from './support/image-harness.js';
+import { listTree } from './support/image-root.js';
+import { TestNetns } from './support/netns.js';
+import { containerRun, mountPaths } from './support/pod-container.js';
+import { containerRunProblem, startContainer } from './support/pod-runner.js';
+import { describeWhenReady, firstProblem } from './support/prerequisites.js';
+
+const BEARER = 'ship-bearer-token-0123456789abcdef';
+const POD_HOST = '10.244.0.7:8080'; // what a kubelet probe sends as Host: the pod IP
+
+/** `podman run -e CLI_MCP_… -v …` of the image, as a pod: no command/args, so ENTRYPOINT + CMD run. */
+function serverPod(args?: string[]): { pod: V1PodSpec; container: V1Container } {
+  const env = Object.entries({
+    CLI_MCP_AUTH_TOKEN_FILE: '/etc/cli-mcp/auth/token',
+    CLI_MCP_HMAC_KEY_FILE: '/etc/cli-mcp/hmac/key',
+    CLI_MCP_KUBECONFIG: '/etc/cli-mcp/kube/config',
+    CLI_MCP_NAMESPACE: 'default',
+    CLI_MCP_INSTANCE_NAME: 'ship',
+    CLI_MCP_SANDBOX_IMAGE: 'cli-mcp-sandbox:test',
+    CLI_MCP_KUBECONFIG_SECRET: 'investigation',
+    CLI_MCP_SANDBOX_SERVICE_ACCOUNT: 'sandbox',
+    CLI_MCP_ALLOWED_HOSTS: 'cli-mcp-server',
+  }).map(([name, value]) => ({ name, value }));
+  const container: V1Container = {
+    name: 'server', args, env,
+    volumeMounts: [
+      { name: 'auth', mountPath: '/etc/cli-mcp/auth' }, { name: 'hmac', mountPath: '/etc/cli-mcp/hmac' },
+      { name: 'kube', mountPath: '/etc/cli-mcp/kube' }, { name: 'tmp', mountPath: '/tmp' },
+    ],
+  };
+  const pod: V1PodSpec = {
+    containers: [container],
+    volumes: [
+      { name: 'auth', secret: { secretName: 'auth' } }, { name: 'hmac', secret: { secretName: 'hmac' } },
+      { name: 'kube', secret: { secretName: 'kube' } }, { name: 'tmp', emptyDir: {} },
+    ],
+  };
+  return { pod, container };
+}
+
+describeWhenReady('server image (docker/Containerfile.server)', firstProblem(agentBuiltProblem, containerRunProblem), () => {
+  let image: AssembledImage;
+  let scratch: string;
+  let netns: TestNetns;
+  let cluster: DevCluster;
+  beforeAll(async () => {
+    image = await assembleImage('server', mountPaths(serverPod().container));
+    scratch = mkdtempSync(join(tmpdir(), 'cli-mcp-ship-server-'));
+    chmodSync(scratch, 0o755);
+    netns = await TestNetns.create();
+    cluster = await startDevCluster(netns, scratch);
+  }, 300_000);
+  afterAll(async () => {
+    await cluster?.stop();
+    await netns?.remove();
+    image?.remove();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const inputs = () => ({
+    secrets: { auth: { token: `${BEARER}\n` }, hmac: { key: 'k'.repeat(64) }, kube: { config: readFileSync(cluster.kubeconfig, 'utf8') } },
+    fieldRefs: {},
+    scratch,
+  });
+  const start = (uid: number, root = image.root, args?: string[]) => {
+    const { pod, container } = serverPod(args);
+    return startContainer(containerRun(image.runtime, root, pod, container, inputs(), uid, netns));
+  };
+
+  it('prints --help with every flag and exits 0', async () => {
+    const server = start(1001, image.root, ['--help']);
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toMatch(/--transport[\s\S]*--sandbox-image[\s\S]*CLI_MCP_/);
+  });
+
+  it.each([
+    ['UID 1001 (the image USER)', 1001],
+    ['a random UID without a passwd entry (OpenShift)', 100_000 + Math.floor(Math.random() * 800_000)],
+  ])('as %s: the image CMD serves /live, /health against the dev cluster, and MCP behind the bearer', async (_name, uid) => {
+    const server = start(uid);
+    try {
+      await server.waitFor(/"msg":"listening"/);
+      expect(await netns.http({ url: 'http://127.0.0.1:8080/live', host: POD_HOST })).toMatchObject({ status: 200 });
+      expect(await netns.http({ url: 'http://127.0.0.1:8080/health', host: POD_HOST })).toMatchObject({ status: 200 });
+      const mcp = { url: 'http://127.0.0.1:8080/mcp', method: 'POST', host: 'cli-mcp-server:8080', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) };
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
+      expect(await netns.http({ ...mcp, headers })).toMatchObject({ status: 401 });
+      const listed = await netns.http({ ...mcp, headers: { ...headers, authorization: `Bearer ${BEARER}` } });
+      expect(listed.status).toBe(200);
+      expect(listed.body).toContain('"name":"bash"');
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+
+  it('fails when a COPY is dropped: without dist/libs/common the server never listens', async () => {
+    const broken = await assembleImage('server', mountPaths(serverPod().container), (copy) => copy.sources.some((s) => s.endsWith('dist/libs/common')));
+    try {
+      const server = start(1001, broken.root);
+      expect(await server.exited).not.toBe(0);
+      expect(server.output()).toContain('ERR_MODULE_NOT_FOUND');
+      expect(server.output()).not.toContain('"msg":"listening"');
+    } finally {
+      broken.remove();
+    }
+  }, 60_000);
+
+  it('holds production files only: no sources, no test support, no dev dependencies, no node-pty', () => {
+    const ours = listTree(join(image.root, 'opt/cli-mcp-server')).filter((path) => !path.startsWith('node_modules/'));
+    expect(ours.filter((path) => path.endsWith('.ts') || isTestSupport(path) || path.startsWith('dist/libs/testing/'))).toEqual([]);
+    const installed = new Set(listTree(join(image.root, 'opt/cli-mcp-server/node_modules')).map((path) => path.split('/').slice(0, path.startsWith('@') ? 2 : 1).join('/')));
+    const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; optional?: boolean }> };
+    const topLevel = Object.entries(lock.packages).filter(([path]) => /^node_modules\/(@[^/]+\/)?[^/@]+$/.test(path)).map(([path, entry]) => ({ name: path.slice('node_modules/'.length), ...entry }));
+    // Exactly the production closure of the lockfile, without optional packages (npm ci --omit=dev --omit=optional).
+    expect(topLevel.filter((p) => p.dev === true && installed.has(p.name)).map((p) => p.name)).toEqual([]);
+    expect(topLevel.filter((p) => p.dev !== true && p.optional !== true && !installed.has(p.name)).map((p) => p.name)).toEqual([]);
+    const packages = installed;
+    expect(packages.has('node-pty')).toBe(false);
+  });
+});

@@ -1,0 +1,38 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from './image-harness.js';
+import type { TestNetns } from './netns.js';
+
+export interface DevCluster {
+  /** The kubeconfig `npm run dev:cluster` wrote (server http://127.0.0.1:<port>, reachable inside the netns). */
+  readonly kubeconfig: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `npm run dev:cluster`'s program (the fake Kubernetes API server, API only) inside `netns`, so an image started in
+ * the same namespace reaches it on loopback. Resolves once it printed its kubeconfig path.
+ */
+export async function startDevCluster(netns: TestNetns, dir: string): Promise<DevCluster> {
+  const kubeconfig = join(dir, 'kubeconfig');
+  const argv = netns.wrap([process.execPath, join(REPO_ROOT, 'dist/libs/testing/src/dev-cluster.main.js'), '--no-kubelet', '--kubeconfig', kubeconfig]);
+  const child: ChildProcess = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('\n')) resolve();
+    });
+    void exited.then(() => reject(new Error(`dev cluster exited before it was ready:\n${stderr}`)));
+  });
+  readFileSync(kubeconfig); // written before the path is printed
+  return {
+    kubeconfig,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { Stage } from './containerfile.js';
+
+/**
+ * Static checks of a parsed Containerfile (C-SHIP-1), each returning its problems. They name the bugs the first
+ * recipes had — Node 20 bases, npm ci without node-pty's toolchain, a sandbox hard-wired to amd64 without
+ * checksums — and test/integration/ship/fixtures keeps those recipes to prove every check fires on them.
+ */
+
+/** Every external base is the official Node image at exactly the LTS version CI tests (`.ci/node-lts`). */
+export function baseImageProblems(stages: readonly Stage[], ltsVersion: string): string[] {
+  const names = new Set(stages.map((stage) => stage.name));
+  return stages
+    .filter((stage) => !names.has(stage.base))
+    .flatMap((stage) => {
+      const match = /^(?:docker\.io\/library\/)?node:(\d+\.\d+\.\d+)(-[a-z0-9-]+)?(@sha256:[0-9a-f]{64})?$/.exec(stage.base);
+      if (!match) return [`${stage.name ?? 'runtime'}: base ${stage.base} is not the official node image pinned to a full version`];
+      return match[1] === ltsVersion ? [] : [`${stage.name ?? 'runtime'}: base Node ${match[1]} is not the tested LTS ${ltsVersion}`];
+    });
+}
+
+/** A stage that runs `npm ci` with install scripts builds node-pty from source: python3, make and g++ first. */
+export function toolchainProblems(stages: readonly Stage[]): string[] {
+  return stages.flatMap((stage) => {
+    const ci = stage.runs.findIndex((line) => /(^|&&\s*)npm ci\b/.test(line) && !line.includes('--ignore-scripts'));
+    if (ci < 0) return [];
+    const before = stage.runs.slice(0, ci).join(' ');
+    const missing = ['python3', 'make', 'g++'].filter((tool) => !new RegExp(`apt-get install[^&]*\\s${tool.replace('+', '\\+')}(\\s|$)`).test(before));
+    return missing.length === 0 ? [] : [`${stage.name ?? 'runtime'}: npm ci builds node-pty but ${missing.join(', ')} are not installed before it`];
+  });
+}
+
+/** The runtime stage: a numeric non-root USER (kubelet's runAsNonRoot check), an ENTRYPOINT, the OCI labels. */
+export function runtimeProblems(runtime: Stage, expected: { version: string; license: string }): string[] {
+  const problems: string[] = [];
+  if (runtime.user === undefined || !/^[1-9]\d*(:\d+)?$/.test(runtime.user)) problems.push(`USER ${runtime.user ?? '(unset)'} is not a numeric non-root UID`);
+  if (!runtime.entrypoint?.length) problems.push('no ENTRYPOINT');
+  const labels = runtime.labels;
+  if (!labels.get('org.opencontainers.image.source')?.startsWith('https://')) problems.push('label org.opencontainers.image.source missing');
+  if (labels.get('org.opencontainers.image.version') !== expected.version) problems.push(`label org.opencontainers.image.version is not ${expected.version}`);
+  if (labels.get('org.opencontainers.image.licenses') !== expected.license) problems.push(`label org.opencontainers.image.licenses is not ${expected.license}`);
+  return problems;
+}
+
+/**
+ * The sandbox's investigation tools (C-SHIP-1): bash, curl (the readiness probe), jq and yq from the distribution;
+ * kubectl for the build's target architecture (TARGETARCH, no architecture written out) with its checksum verified.
+ */
+export function sandboxToolProblems(runtime: Stage): string[] {
+  const runs = runtime.runs.join(' && ');
+  const problems: string[] = [];
+  for (const tool of ['bash', 'curl', 'jq', 'yq']) {
+    if (!new RegExp(`apt-get install[^&]*\\s${tool}(\\s|$)`).test(runs)) problems.push(`${tool} is not installed`);
+  }
+  if (!/dl\.k8s\.io\/release\/\$\{KUBECTL_VERSION\}\/bin\/linux\/\$\{arch\}\/kubectl/.test(runs) || !/arch="\$\{TARGETARCH:-/.test(runs)) {
+    problems.push('kubectl is not downloaded for ${TARGETARCH}');
+  }
+  if (/\b(amd64|arm64|x86_64|aarch64)\b/.test(runs)) problems.push('an architecture is written out');
+  if (!/sha256sum --check/.test(runs)) problems.push('the kubectl download is not checksum-verified');
+  return problems;
+}

@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { Stage } from './containerfile.js';
+
+const run = promisify(execFile);
+const COMPLETE = '.cli-mcp-ship-complete';
+
+/**
+ * Runs a dependency stage the way the build would (C-SHIP-2): its `npm ci …` RUN lines, verbatim (with the
+ * checks chained after them), in a scratch folder holding package.json and the lockfile — offline, from the npm
+ * cache. Results are reused per (lockfile, RUN lines, Node version), so repeated runs cost nothing; a stage with
+ * other RUN lines (apt-get: the toolchain this machine already has) keeps only its npm lines.
+ * Returns the folder that stands for the stage's WORKDIR.
+ */
+export async function installStage(stage: Stage, repoRoot: string): Promise<string> {
+  const npmLines = stage.runs.filter((line) => line.startsWith('npm ci'));
+  if (npmLines.length === 0) throw new Error(`stage ${stage.name ?? '?'} runs no "npm ci"; this check cannot stand in for it`);
+  const inputs = ['package.json', 'package-lock.json'];
+  const key = createHash('sha256')
+    .update(inputs.map((file) => readFileSync(join(repoRoot, file), 'utf8')).join('\0'))
+    .update(npmLines.join('\n'))
+    .update(process.version)
+    .digest('hex')
+    .slice(0, 16);
+  const final = join(tmpdir(), `cli-mcp-ship-stage-${key}`);
+  if (existsSync(join(final, COMPLETE))) return final;
+  const scratch = mkdtempSync(join(tmpdir(), 'cli-mcp-ship-stage-tmp-'));
+  try {
+    for (const file of inputs) copyFileSync(join(repoRoot, file), join(scratch, file));
+    for (const line of npmLines) {
+      const offline = line.replace(/^npm ci/, 'npm ci --offline');
+      await run('bash', ['-euo', 'pipefail', '-c', offline], { cwd: scratch, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 }).catch((error: { stderr?: string }) => {
+        throw new Error(`stage ${stage.name ?? '?'}: "${line}" failed:\n${error.stderr ?? String(error)}`);
+      });
+    }
+    writeFileSync(join(scratch, COMPLETE), `${npmLines.join('\n')}\n`);
+    if (existsSync(join(final, COMPLETE))) {
+      // A parallel test file finished the same stage first; its copy is as good as ours.
+      rmSync(scratch, { recursive: true, force: true });
+    } else {
+      rmSync(final, { recursive: true, force: true });
+      renameSync(scratch, final);
+    }
+  } catch (error) {
+    rmSync(scratch, { recursive: true, force: true });
+    throw error;
+  }
+  return final;
+}
