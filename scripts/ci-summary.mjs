@@ -1,17 +1,26 @@
 #!/usr/bin/env node
-// Prints the plain closing line CI recognises ("N passed, N failed, N skipped") from vitest's JSON report.
+// Prints the plain closing line CI recognises ("N passed, N failed, N skipped") from vitest's JSON reports: one
+// per test run (the machine's Node, the images' LTS), added up into one line, printed last.
 import { existsSync, readFileSync } from 'node:fs';
 
-const file = process.argv[2] ?? '.vitest-results.json';
-if (!existsSync(file)) {
-  console.log('0 passed, 1 failed');
-  console.error(`no test report at ${file}: the test run did not complete`);
-  process.exit(1);
+const files = process.argv.length > 2 ? process.argv.slice(2) : ['.vitest-results.json'];
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const file of files) {
+  if (!existsSync(file)) {
+    console.error(`${file}: no test report: that test run did not complete`);
+    failed += 1;
+    continue;
+  }
+  const report = JSON.parse(readFileSync(file, 'utf8'));
+  // A suite that failed to load counts as a failure even though it has no failed test.
+  const failedSuites = (report.testResults ?? []).filter((r) => r.status === 'failed' && r.assertionResults?.length === 0).length;
+  const run = { passed: report.numPassedTests, failed: report.numFailedTests + failedSuites, skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0) };
+  console.error(`${file}: ${run.passed} passed, ${run.failed} failed, ${run.skipped} skipped`);
+  passed += run.passed;
+  failed += run.failed;
+  skipped += run.skipped;
 }
-const report = JSON.parse(readFileSync(file, 'utf8'));
-const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-// A suite that failed to load counts as a failure even though it has no failed test.
-const failedSuites = (report.testResults ?? []).filter((r) => r.status === 'failed' && r.assertionResults?.length === 0).length;
-const failed = report.numFailedTests + failedSuites;
-console.log(`${report.numPassedTests} passed, ${failed} failed, ${skipped} skipped`);
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed > 0 ? 1 : 0);

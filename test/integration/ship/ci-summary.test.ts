@@ -1,0 +1,36 @@
+/**
+ * scripts/ci-summary.mjs (C-SHIP-4): the two suite runs of .ci/run (machine Node, images' LTS) end in ONE plain
+ * "N passed, N failed, N skipped" line, last; a run without a report, or a suite that failed to load, fails it.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './support/image-harness.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cli-mcp-ship-summary-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const report = (name: string, body: object): string => {
+  writeFileSync(join(dir, name), JSON.stringify(body));
+  return join(dir, name);
+};
+const summarise = (...files: string[]) => spawnSync(process.execPath, [join(REPO_ROOT, 'scripts/ci-summary.mjs'), ...files], { encoding: 'utf8' });
+
+describe('scripts/ci-summary.mjs', () => {
+  it('adds up both runs into one closing line and exits 0 when nothing failed', () => {
+    const a = report('a.json', { numPassedTests: 10, numFailedTests: 0, numPendingTests: 2, testResults: [] });
+    const b = report('b.json', { numPassedTests: 9, numFailedTests: 0, numPendingTests: 1, testResults: [] });
+    const result = summarise(a, b);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe('19 passed, 0 failed, 3 skipped\n');
+  });
+
+  it('counts a missing report and a suite that failed to load as failures', () => {
+    const a = report('c.json', { numPassedTests: 5, numFailedTests: 0, testResults: [{ status: 'failed', assertionResults: [] }] });
+    const result = summarise(a, join(dir, 'absent.json'));
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('5 passed, 2 failed, 0 skipped\n');
+    expect(result.stderr).toContain('absent.json: no test report');
+  });
+});
