@@ -5,16 +5,13 @@
  * kubelet's probes (Host = pod IP) must succeed, and every metric the PrometheusRule alerts on must be exposed.
  * The one stand-in: KUBECONFIG (a mounted dev-cluster kubeconfig) replaces the in-cluster service account.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { KUBECTL, kustomizeTargets, render } from '../deploy/support/rendered.js';
 import { agentBuiltProblem } from './support/build-state.js';
-import { startDevCluster, type DevCluster } from './support/dev-cluster.js';
-import { assembleImage, type AssembledImage } from './support/image-harness.js';
-import { TestNetns } from './support/netns.js';
+import { useServerStage } from './support/dev-cluster.js';
 import { containerRun, mountPaths } from './support/pod-container.js';
 import { containerRunProblem, startContainer } from './support/pod-runner.js';
 import { describeWhenReady, firstProblem } from './support/prerequisites.js';
@@ -29,24 +26,7 @@ const deployments = targets.map((target) => {
 });
 
 describeWhenReady('the rendered server Deployments run the built server', firstProblem(() => (KUBECTL ? undefined : 'kubectl is not installed'), agentBuiltProblem, containerRunProblem), () => {
-  let image: AssembledImage;
-  let scratch: string;
-  let netns: TestNetns;
-  let cluster: DevCluster;
-  beforeAll(async () => {
-    const paths = new Set(deployments.flatMap(({ deployment }) => mountPaths(deployment.spec!.template.spec!.containers[0]!)));
-    image = await assembleImage('server', [...paths, '/var/run/cli-mcp-test']);
-    scratch = mkdtempSync(join(tmpdir(), 'cli-mcp-ship-deploy-'));
-    chmodSync(scratch, 0o755);
-    netns = await TestNetns.create();
-    cluster = await startDevCluster(netns, scratch);
-  }, 300_000);
-  afterAll(async () => {
-    await cluster?.stop();
-    await netns?.remove();
-    image?.remove();
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  });
+  const stage = useServerStage(() => [...new Set(deployments.flatMap(({ deployment }) => mountPaths(deployment.spec!.template.spec!.containers[0]!))), '/var/run/cli-mcp-test']);
 
   it.each(deployments.map((d) => [d.target, d] as const))('%s: starts with its exact args, passes its probes, exposes what its alerts use', async (_target, { deployment, alertExprs }) => {
     const spec = structuredClone(deployment.spec!.template.spec!);
@@ -60,13 +40,13 @@ describeWhenReady('the rendered server Deployments run the built server', firstP
       secrets: {
         'cli-mcp-oc-hmac': { key: 'h'.repeat(64) },
         'cli-mcp-oc-auth': { token: 'deploy-bearer-0123456789' },
-        'test-kubeconfig': { kubeconfig: readFileSync(cluster.kubeconfig, 'utf8') },
+        'test-kubeconfig': { kubeconfig: readFileSync(stage.cluster.kubeconfig, 'utf8') },
       },
       fieldRefs: { 'metadata.namespace': namespace },
-      scratch: mkdtempSync(join(scratch, 'pod-')),
+      scratch: mkdtempSync(join(stage.scratch, 'pod-')),
     };
     chmodSync(inputs.scratch, 0o755);
-    const server = startContainer(containerRun(image.runtime, image.root, spec, container, inputs, 1001, netns));
+    const server = startContainer(containerRun(stage.image.runtime, stage.image.root, spec, container, inputs, 1001, stage.netns));
     try {
       await server.waitFor(/"msg":"listening"/);
       const portOf = (name: string | number): number => (typeof name === 'number' ? name : container.ports!.find((p) => p.name === name)!.containerPort);
@@ -74,10 +54,10 @@ describeWhenReady('the rendered server Deployments run the built server', firstP
         const get = probe?.httpGet;
         if (!get) continue;
         const port = portOf(get.port as string | number);
-        const answer = await netns.http({ url: `http://127.0.0.1:${port}${get.path}`, host: `${POD_IP}:${port}` });
+        const answer = await stage.netns.http({ url: `http://127.0.0.1:${port}${get.path}`, host: `${POD_IP}:${port}` });
         expect(answer.status, `${get.path}: ${answer.body}`).toBe(200);
       }
-      const metrics = await netns.http({ url: `http://127.0.0.1:${portOf('http')}/metrics`, host: `${POD_IP}:${portOf('http')}` });
+      const metrics = await stage.netns.http({ url: `http://127.0.0.1:${portOf('http')}/metrics`, host: `${POD_IP}:${portOf('http')}` });
       expect(metrics.status).toBe(200);
       const exposed = new Set([...metrics.body.matchAll(/^# TYPE (\S+) (\S+)/gm)].flatMap(([, name, type]) => (type === 'histogram' ? [`${name}_bucket`, `${name}_count`, `${name}_sum`] : [name!])));
       const used = new Set(alertExprs.flatMap((expr) => [...expr.matchAll(/\b((?:cli_)?mcp_[a-z_]+)\b/g)].map(([, name]) => name!)));

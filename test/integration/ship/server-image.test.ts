@@ -4,17 +4,15 @@
  * own CMD plus the settings an operator passes by env (CLI_MCP_*) and mounted files it serves /live, /health
  * against the dev cluster and MCP behind the bearer. Dropping a COPY must break it.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { isTestSupport } from './support/build-output.js';
 import { agentBuiltProblem } from './support/build-state.js';
-import { startDevCluster, type DevCluster } from './support/dev-cluster.js';
-import { assembleImage, REPO_ROOT, type AssembledImage } from './support/image-harness.js';
+import { useServerStage } from './support/dev-cluster.js';
+import { assembleImage, REPO_ROOT } from './support/image-harness.js';
 import { listTree } from './support/image-root.js';
-import { TestNetns } from './support/netns.js';
 import { containerRun, mountPaths } from './support/pod-container.js';
 import { containerRunProblem, startContainer } from './support/pod-runner.js';
 import { describeWhenReady, firstProblem } from './support/prerequisites.js';
@@ -53,36 +51,20 @@ function serverPod(args?: string[]): { pod: V1PodSpec; container: V1Container } 
 }
 
 describeWhenReady('server image (docker/Containerfile.server)', firstProblem(agentBuiltProblem, containerRunProblem), () => {
-  let image: AssembledImage;
-  let scratch: string;
-  let netns: TestNetns;
-  let cluster: DevCluster;
-  beforeAll(async () => {
-    image = await assembleImage('server', mountPaths(serverPod().container));
-    scratch = mkdtempSync(join(tmpdir(), 'cli-mcp-ship-server-'));
-    chmodSync(scratch, 0o755);
-    netns = await TestNetns.create();
-    cluster = await startDevCluster(netns, scratch);
-  }, 300_000);
-  afterAll(async () => {
-    await cluster?.stop();
-    await netns?.remove();
-    image?.remove();
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  });
+  const stage = useServerStage(() => mountPaths(serverPod().container));
 
   const inputs = () => ({
-    secrets: { auth: { token: `${BEARER}\n` }, hmac: { key: 'k'.repeat(64) }, kube: { config: readFileSync(cluster.kubeconfig, 'utf8') } },
+    secrets: { auth: { token: `${BEARER}\n` }, hmac: { key: 'k'.repeat(64) }, kube: { config: readFileSync(stage.cluster.kubeconfig, 'utf8') } },
     fieldRefs: {},
-    scratch,
+    scratch: stage.scratch,
   });
-  const start = (uid: number, root = image.root, args?: string[]) => {
+  const start = (uid: number, root = stage.image.root, args?: string[]) => {
     const { pod, container } = serverPod(args);
-    return startContainer(containerRun(image.runtime, root, pod, container, inputs(), uid, netns));
+    return startContainer(containerRun(stage.image.runtime, root, pod, container, inputs(), uid, stage.netns));
   };
 
   it('prints --help with every flag and exits 0', async () => {
-    const server = start(1001, image.root, ['--help']);
+    const server = start(1001, stage.image.root, ['--help']);
     expect(await server.exited).toBe(0);
     expect(server.output()).toMatch(/--transport[\s\S]*--sandbox-image[\s\S]*CLI_MCP_/);
   });
@@ -94,12 +76,12 @@ describeWhenReady('server image (docker/Containerfile.server)', firstProblem(age
     const server = start(uid);
     try {
       await server.waitFor(/"msg":"listening"/);
-      expect(await netns.http({ url: 'http://127.0.0.1:8080/live', host: POD_HOST })).toMatchObject({ status: 200 });
-      expect(await netns.http({ url: 'http://127.0.0.1:8080/health', host: POD_HOST })).toMatchObject({ status: 200 });
+      expect(await stage.netns.http({ url: 'http://127.0.0.1:8080/live', host: POD_HOST })).toMatchObject({ status: 200 });
+      expect(await stage.netns.http({ url: 'http://127.0.0.1:8080/health', host: POD_HOST })).toMatchObject({ status: 200 });
       const mcp = { url: 'http://127.0.0.1:8080/mcp', method: 'POST', host: 'cli-mcp-server:8080', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) };
       const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
-      expect(await netns.http({ ...mcp, headers })).toMatchObject({ status: 401 });
-      const listed = await netns.http({ ...mcp, headers: { ...headers, authorization: `Bearer ${BEARER}` } });
+      expect(await stage.netns.http({ ...mcp, headers })).toMatchObject({ status: 401 });
+      const listed = await stage.netns.http({ ...mcp, headers: { ...headers, authorization: `Bearer ${BEARER}` } });
       expect(listed.status).toBe(200);
       expect(listed.body).toContain('"name":"bash"');
     } finally {
@@ -120,9 +102,9 @@ describeWhenReady('server image (docker/Containerfile.server)', firstProblem(age
   }, 60_000);
 
   it('holds production files only: no sources, no test support, no dev dependencies, no node-pty', () => {
-    const ours = listTree(join(image.root, 'opt/cli-mcp-server')).filter((path) => !path.startsWith('node_modules/'));
+    const ours = listTree(join(stage.image.root, 'opt/cli-mcp-server')).filter((path) => !path.startsWith('node_modules/'));
     expect(ours.filter((path) => path.endsWith('.ts') || isTestSupport(path) || path.startsWith('dist/libs/testing/'))).toEqual([]);
-    const installed = new Set(listTree(join(image.root, 'opt/cli-mcp-server/node_modules')).map((path) => path.split('/').slice(0, path.startsWith('@') ? 2 : 1).join('/')));
+    const installed = new Set(listTree(join(stage.image.root, 'opt/cli-mcp-server/node_modules')).map((path) => path.split('/').slice(0, path.startsWith('@') ? 2 : 1).join('/')));
     const lock = JSON.parse(readFileSync(join(REPO_ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; optional?: boolean }> };
     const topLevel = Object.entries(lock.packages).filter(([path]) => /^node_modules\/(@[^/]+\/)?[^/@]+$/.test(path)).map(([path, entry]) => ({ name: path.slice('node_modules/'.length), ...entry }));
     // Exactly the production closure of the lockfile, without optional packages (npm ci --omit=dev --omit=optional).

@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from './image-harness.js';
-import type { TestNetns } from './netns.js';
+import { afterAll, beforeAll } from 'vitest';
+import { assembleImage, REPO_ROOT, type AssembledImage } from './image-harness.js';
+import { TestNetns } from './netns.js';
 
 export interface DevCluster {
   /** The kubeconfig `npm run dev:cluster` wrote (server http://127.0.0.1:<port>, reachable inside the netns). */
@@ -35,4 +37,34 @@ export async function startDevCluster(netns: TestNetns, dir: string): Promise<De
       await exited;
     },
   };
+}
+
+/** What a server-image test file shares: the assembled image, a scratch folder, a netns with the dev cluster. */
+export interface ServerStage {
+  image: AssembledImage;
+  scratch: string;
+  netns: TestNetns;
+  cluster: DevCluster;
+}
+
+/**
+ * Registers beforeAll/afterAll that assemble the server image (with `mountPoints`), make a scratch folder the
+ * pod's UIDs can read, a network namespace and the dev cluster inside it; the returned object is filled then.
+ */
+export function useServerStage(mountPoints: () => string[]): ServerStage {
+  const stage = {} as ServerStage;
+  beforeAll(async () => {
+    stage.image = await assembleImage('server', mountPoints());
+    stage.scratch = mkdtempSync(join(tmpdir(), 'cli-mcp-ship-server-'));
+    chmodSync(stage.scratch, 0o755);
+    stage.netns = await TestNetns.create();
+    stage.cluster = await startDevCluster(stage.netns, stage.scratch);
+  }, 300_000);
+  afterAll(async () => {
+    await stage.cluster?.stop();
+    await stage.netns?.remove();
+    stage.image?.remove();
+    if (stage.scratch) rmSync(stage.scratch, { recursive: true, force: true });
+  });
+  return stage;
 }

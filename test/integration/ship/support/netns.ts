@@ -1,32 +1,31 @@
-import { execFile, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** Prefix of this worktree's namespaces: other checkouts on the machine use their own. */
-const PREFIX = `cmship-${createHash('sha256').update(process.cwd()).digest('hex').slice(0, 6)}-`;
-let counter = 0;
-
 /**
  * A network namespace of the test's own, with only `lo` up: a pod's private network, so images can bind their
- * real ports (8080, 8090 on 0.0.0.0) without meeting anything else on this machine. Needs root (`ip netns`).
+ * real ports (8080, 8090 on 0.0.0.0) without meeting anything else on this machine. Held by a child process
+ * that lives as long as the test process (it ends on stdin EOF), so nothing is left behind even after a kill -9;
+ * no name in /run/netns, whose shared set-up races between parallel `ip netns add`. Needs root (nsenter).
  */
 export class TestNetns {
-  private constructor(readonly name: string) {}
+  private constructor(private readonly holder: ChildProcess) {}
 
   static async create(): Promise<TestNetns> {
-    removeLeftovers();
-    const netns = new TestNetns(`${PREFIX}${process.pid}-${++counter}`);
-    await run('ip', ['netns', 'add', netns.name]);
-    await run('ip', ['-n', netns.name, 'link', 'set', 'lo', 'up']);
-    return netns;
+    const holder = spawn('unshare', ['--net', '--', 'sh', '-c', 'ip link set lo up && echo ready && read _'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    holder.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout!.once('data', () => resolve());
+      holder.once('exit', (code) => reject(new Error(`could not make a network namespace (unshare exited ${code}): ${stderr}`)));
+    });
+    return new TestNetns(holder);
   }
 
   /** `argv` prefixed so that it runs inside this namespace. */
   wrap(argv: readonly string[]): string[] {
-    return ['ip', 'netns', 'exec', this.name, ...argv];
+    return ['nsenter', `--net=/proc/${this.holder.pid}/ns/net`, '--', ...argv];
   }
 
   /**
@@ -45,29 +44,9 @@ export class TestNetns {
   }
 
   async remove(): Promise<void> {
-    await run('ip', ['netns', 'delete', this.name]).catch(() => undefined);
-  }
-}
-
-/** Namespaces this worktree's earlier test processes left behind (killed before their afterAll). */
-function removeLeftovers(): void {
-  let names: string[];
-  try {
-    names = readdirSync('/run/netns');
-  } catch {
-    return;
-  }
-  for (const name of names.filter((n) => n.startsWith(PREFIX))) {
-    const pid = Number(name.slice(PREFIX.length).split('-')[0]);
-    if (pid !== process.pid && !processAlive(pid)) spawnSync('ip', ['netns', 'delete', name]);
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+    if (this.holder.exitCode !== null || this.holder.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => this.holder.once('exit', () => resolve()));
+    this.holder.stdin!.end();
+    await exited;
   }
 }

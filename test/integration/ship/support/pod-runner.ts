@@ -31,8 +31,8 @@ export interface RunningContainer {
 
 /** Why containers cannot run here (root, ip, setpriv and bubblewrap without setuid needed), else undefined. */
 export function containerRunProblem(): string | undefined {
-  if (process.getuid?.() !== 0) return 'needs root (ip netns, setpriv to an unprivileged UID)';
-  for (const tool of ['ip', 'setpriv', 'bwrap', 'curl']) {
+  if (process.getuid?.() !== 0) return 'needs root (a network namespace per pod, setpriv to an unprivileged UID)';
+  for (const tool of ['unshare', 'nsenter', 'ip', 'setpriv', 'bwrap', 'curl']) {
     if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return `${tool} is not installed`;
   }
   const probe = spawnSync('setpriv', ['--reuid=1001', '--regid=0', '--clear-groups', '--', 'bwrap', '--ro-bind', '/', '/', '--unshare-pid', 'true']);
