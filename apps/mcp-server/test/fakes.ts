@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import type { ExecRequest, ExecResponse, OutputResponse } from '@cli-mcp/agent-client';
-import type { SessionExecResult } from '@cli-mcp/session';
+import type { BackendHealth, SessionExecResult } from '@cli-mcp/session';
 import { pino, type Logger } from 'pino';
 import type { ServerConfig } from '../src/config/server-config.js';
 import type { SessionService } from '../src/sessions/session-service.port.js';
@@ -42,7 +42,7 @@ export class StrictSessionService implements SessionService {
     return this.program('end', fn);
   }
 
-  onCheckHealth(fn: (signal: AbortSignal) => Promise<void>): this {
+  onCheckHealth(fn: (signal: AbortSignal) => Promise<BackendHealth | void>): this {
     return this.program('checkHealth', fn);
   }
 
@@ -156,7 +156,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     eagerAcquire: false,
     shutdownGraceMs: 310_000,
     hmacKey: { path: '/tmp/cli-mcp-test/hmac.key', generate: true },
-    local: { stateDir: '/tmp/cli-mcp-test', sandboxDir: '/tmp/cli-mcp-test', isolation: 'none', network: 'host', maxSessions: 4, idleTimeoutMs: 60_000, warmPoolSize: 0 },
+    local: { stateDir: '/tmp/cli-mcp-test', sandboxDir: '/tmp/cli-mcp-test', isolation: 'none', network: 'host', readOnlyBinds: [], maxSessions: 4, idleTimeoutMs: 60_000, warmPoolSize: 0 },
     kubernetes: {
       podConfig: undefined,
       namespace: undefined,

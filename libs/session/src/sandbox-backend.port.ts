@@ -47,10 +47,18 @@ export interface SandboxBackend {
   onSandboxGone?(listener: (sessionId: string) => void): void;
   /** Deletes the session's sandbox(es) and secret; idempotent (C-HTTP-1, C-K8S-8). */
   release(sessionId: string, signal: AbortSignal): Promise<void>;
-  /** Throws a SessionError when the backend cannot create sandboxes (C-HTTP-2). */
-  checkHealth(signal: AbortSignal): Promise<void>;
+  /**
+   * Throws a SessionError when the backend cannot create sandboxes (C-HTTP-2); may report details for `/health`
+   * (local: the isolation and network in force and any warning about them, C-SEC-4).
+   */
+  checkHealth(signal: AbortSignal): Promise<BackendHealth | void>;
   /** Stops background work and (local) every sandbox process. */
   shutdown(): Promise<void>;
+}
+
+/** What a healthy backend reports for `/health` (bounded, never secrets). */
+export interface BackendHealth {
+  details?: Record<string, unknown>;
 }
 
 /** What the tool handler gets back from `SessionManager.execute`. */

@@ -2,7 +2,7 @@ import type { AgentClient, OutputResponse } from '@cli-mcp/agent-client';
 import { Registry } from 'prom-client';
 import { classifyAgentFailure, describeAgentFailure } from './agent-failure.js';
 import { systemClock, type Clock } from './clock.js';
-import type { AcquirePath, ExecRequest, ExecResponse, SandboxBackend, SandboxHandle, SessionExecResult } from './sandbox-backend.port.js';
+import type { AcquirePath, BackendHealth, ExecRequest, ExecResponse, SandboxBackend, SandboxHandle, SessionExecResult } from './sandbox-backend.port.js';
 import { SessionCache } from './session-cache.js';
 import { SessionError, SessionErrorCode } from './session-error.js';
 import { assertValidSessionId } from './session-id.js';
@@ -134,9 +134,9 @@ export class SessionManager {
   }
 
   /** Throws a SessionError when the backend cannot create sandboxes (C-HTTP-2). */
-  async checkHealth(signal: AbortSignal): Promise<void> {
+  async checkHealth(signal: AbortSignal): Promise<BackendHealth | void> {
     try {
-      await this.backend.checkHealth(signal);
+      return await this.backend.checkHealth(signal);
     } catch (error) {
       throw toSessionError(error, signal, 'health check');
     }

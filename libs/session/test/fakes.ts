@@ -3,7 +3,7 @@ import {
   AgentError, AgentErrorCode, type CancelResponse, type ExecRequest, type ExecResponse, type OutputResponse,
 } from '@cli-mcp/agent-client';
 import type { Clock } from '../src/clock.js';
-import type { SandboxBackend, SandboxHandle } from '../src/sandbox-backend.port.js';
+import type { BackendHealth, SandboxBackend, SandboxHandle } from '../src/sandbox-backend.port.js';
 
 export class FakeClock implements Clock {
   private time = 1_000;
@@ -99,7 +99,7 @@ export class StrictBackend extends Strict<BackendMethods> implements SandboxBack
   release(sessionId: string, signal: AbortSignal): Promise<void> {
     return this.async('release', [sessionId, signal]);
   }
-  checkHealth(signal: AbortSignal): Promise<void> {
+  checkHealth(signal: AbortSignal): Promise<BackendHealth | void> {
     return this.async('checkHealth', [signal]);
   }
   shutdown(): Promise<void> {

@@ -1,4 +1,7 @@
 /** Fakes of the local backend's ports. */
+import type { AgentEndpoint, AgentEndpoints } from '../src/local/agent-endpoint.js';
+import type { SandboxUser } from '../src/local/bwrap-command.js';
+import type { NetworkAttacher, SandboxNetwork } from '../src/local/slirp-network.js';
 import type { CommandResult, CommandRunner } from '../src/local/command-runner.js';
 import type { HostFs, RootEntry } from '../src/local/host-fs.js';
 import type { AgentProcess, LaunchSpec, ProcessExit, ProcessLauncher } from '../src/local/process-launcher.js';
@@ -14,11 +17,14 @@ export class FakeProcess implements AgentProcess {
   private exitSeen = false;
   readonly readyLine = this.ready.promise;
   readonly exited = this.exit.promise;
+  /** Like bubblewrap's `--info-fd`: a pid when the spec asked for one. */
+  readonly sandboxPid: Promise<number | undefined>;
   /** When false, SIGTERM is ignored (only SIGKILL ends it). */
   exitsOnTerm = true;
 
   constructor(readonly spec: LaunchSpec) {
     this.readyLine.catch(() => undefined);
+    this.sandboxPid = Promise.resolve(spec.extraFds?.some((fd) => fd.kind === 'info') ? this.pid + 100_000 : undefined);
   }
 
   get hasExited(): boolean {
@@ -82,12 +88,21 @@ export class FakeRunner implements CommandRunner {
 export class FakeHostFs implements HostFs {
   files = new Set<string>(['/repo/dist/apps/sandbox-agent/src/main.js']);
   dirs = new Set<string>();
-  root: RootEntry[] = [{ name: 'usr' }, { name: 'bin', symlinkTarget: 'usr/bin' }, { name: 'proc' }, { name: 'etc' }];
+  root: RootEntry[] = [{ name: 'usr' }, { name: 'bin', symlinkTarget: 'usr/bin' }, { name: 'proc' }, { name: 'etc' }, { name: 'home' }, { name: 'run' }];
+  texts = new Map<string, string>([['/etc/resolv.conf', 'nameserver 127.0.0.53\nsearch corp.example\n']]);
+  links = new Map<string, string>();
+  real = new Map<string, string>();
   async listRoot(): Promise<RootEntry[]> {
     return this.root;
   }
   async realpath(path: string): Promise<string> {
-    return path;
+    return this.real.get(path) ?? path;
+  }
+  async readText(path: string): Promise<string | undefined> {
+    return this.texts.get(path);
+  }
+  async readlink(path: string): Promise<string | undefined> {
+    return this.links.get(path);
   }
   async isFile(path: string): Promise<boolean> {
     return this.files.has(path);
@@ -96,7 +111,7 @@ export class FakeHostFs implements HostFs {
     return this.dirs.has(path);
   }
   async findUp(start: string, name: string): Promise<string | undefined> {
-    return name === 'node_modules' && start.startsWith('/repo') ? '/repo' : undefined;
+    return name.startsWith('node_modules') && start.startsWith('/repo') ? '/repo' : undefined;
   }
 }
 
@@ -107,6 +122,10 @@ export class FakeWorkspaces implements WorkspaceStore {
   readonly warm = new Set<string>();
   prepared = 0;
   closed = 0;
+  owner?: SandboxUser;
+  setOwner(owner: SandboxUser | undefined): void {
+    this.owner = owner;
+  }
   async prepare(): Promise<void> {
     this.prepared++;
   }
@@ -144,4 +163,38 @@ export class FakeWorkspaces implements WorkspaceStore {
 /** Lets pending promise callbacks run (fake processes settle through microtasks). */
 export async function flush(times = 20): Promise<void> {
   for (let i = 0; i < times; i++) await Promise.resolve();
+}
+
+/** Records attachments; each network is "up" at once and ends when closed (or `cut`). */
+export class FakeAttacher implements NetworkAttacher {
+  readonly attached: Array<{ pid: number; closed: boolean; cut(): void }> = [];
+  async attach(sandboxPid: number): Promise<SandboxNetwork> {
+    const end = deferred<void>();
+    const record = { pid: sandboxPid, closed: false, cut: () => end.resolve() };
+    this.attached.push(record);
+    return {
+      pid: 90_000 + this.attached.length,
+      exited: end.promise,
+      close: async () => {
+        record.closed = true;
+        end.resolve();
+      },
+    };
+  }
+}
+
+/** Unix-socket endpoints whose directories are only remembered (no files). */
+export class FakeSocketEndpoints implements AgentEndpoints {
+  readonly released: string[] = [];
+  private next = 0;
+  async prepare(): Promise<void> {}
+  async allocate(): Promise<AgentEndpoint> {
+    const dir = `/state/sockets/${this.next++}`;
+    return {
+      env: { SANDBOX_AGENT_SOCKET: '/.cli-mcp/socket/agent.sock' },
+      socketDir: dir,
+      urlFor: (line) => (line === 'unix' ? `unix:${dir}/agent.sock` : undefined),
+      release: async () => void this.released.push(dir),
+    };
+  }
 }

@@ -65,7 +65,8 @@ describe(loadServerConfig.name, () => {
       stateDir: '/users/ada/.local/state/cli-mcp-server',
       sandboxDir: '/users/ada/.local/state/cli-mcp-server/stdio/stdio-r4nd0m',
       isolation: 'auto',
-      network: 'host',
+      network: 'auto',
+      readOnlyBinds: [],
       maxSessions: 32,
       idleTimeoutMs: 1_800_000,
       warmPoolSize: 0,
@@ -303,9 +304,18 @@ describe(loadServerConfig.name, () => {
     expect(await problems(['--local-network', 'none', '--local-isolation', 'none'])).toEqual([
       '--local-network (env CLI_MCP_LOCAL_NETWORK) none needs bubblewrap: use --local-isolation (env CLI_MCP_LOCAL_ISOLATION) auto or bwrap',
     ]);
+    expect(await problems(['--local-network', 'isolated', '--local-isolation', 'none'])).toEqual([
+      '--local-network (env CLI_MCP_LOCAL_NETWORK) isolated needs bubblewrap: use --local-isolation (env CLI_MCP_LOCAL_ISOLATION) auto or bwrap',
+    ]);
     expect(await problems(['--max-sessions', '2', '--warm-pool-size', '3'])).toEqual([
       '--warm-pool-size (env CLI_MCP_WARM_POOL_SIZE) (3) must not exceed --max-sessions (env CLI_MCP_MAX_SESSIONS) (2)',
     ]);
+  });
+
+  it('collects --local-ro-bind from repeated flags or the comma-separated env, resolved against the cwd', async () => {
+    expect((await config(['--local-ro-bind', '/opt/tools', '--local-ro-bind', 'data'])).local.readOnlyBinds)
+      .toEqual(['/opt/tools', '/srv/data']);
+    expect((await config([], { CLI_MCP_LOCAL_RO_BIND: '/srv/models, /data' })).local.readOnlyBinds).toEqual(['/srv/models', '/data']);
   });
 
   it('keeps the Kubernetes flags for the backend that will validate them', async () => {

@@ -80,11 +80,12 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
   }
 
   const isolation = flags.oneOf('local-isolation', ['auto', 'bwrap', 'none'], 'auto');
-  const network = flags.oneOf('local-network', ['host', 'none'], 'host');
-  if (backend === 'local' && network === 'none' && isolation === 'none') {
-    // Only bubblewrap can give a sandbox its own empty network namespace (docs/local-backend.md, "Network").
-    flags.fail(`${flags.label('local-network')} none needs bubblewrap: use ${flags.label('local-isolation')} auto or bwrap`);
+  const network = flags.oneOf('local-network', ['auto', 'isolated', 'host', 'none'], 'auto');
+  if (backend === 'local' && (network === 'none' || network === 'isolated') && isolation === 'none') {
+    // Only bubblewrap can give a sandbox its own network namespace (docs/local-backend.md, "Network").
+    flags.fail(`${flags.label('local-network')} ${network} needs bubblewrap: use ${flags.label('local-isolation')} auto or bwrap`);
   }
+  const readOnlyBinds = flags.list('local-ro-bind').map((path) => resolve(io.cwd, path));
   const maxSessions = flags.integer('max-sessions', { min: 1, max: 10_000 }, 32);
   const warmPoolSize = flags.integer('warm-pool-size', { min: 0, max: 10_000 }, 0);
   if (warmPoolSize > maxSessions) {
@@ -114,6 +115,7 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
       sandboxDir: transport === 'stdio' ? join(stateDir, 'stdio', stdioSessionId) : stateDir,
       isolation,
       network,
+      readOnlyBinds,
       maxSessions,
       idleTimeoutMs: flags.duration('idle-timeout', { minMs: 1000, maxMs: 30 * DAY_MS }, 30 * 60_000),
       warmPoolSize,

@@ -5,7 +5,7 @@ export type Transport = 'stdio' | 'http';
 export type BackendKind = 'local' | 'kubernetes';
 export type ResultFormat = 'text' | 'json';
 export type LocalIsolation = 'auto' | 'bwrap' | 'none';
-export type LocalNetwork = 'host' | 'none';
+export type LocalNetwork = 'auto' | 'isolated' | 'host' | 'none';
 
 /** Host names accepted in `Host`/`Origin` besides loopback ones (C-MCP-8): a list, or any (`*`). */
 export type AllowedHosts = { readonly any: true } | { readonly any: false; readonly names: readonly string[] };
@@ -44,6 +44,8 @@ export interface LocalBackendConfig {
   readonly sandboxDir: string;
   readonly isolation: LocalIsolation;
   readonly network: LocalNetwork;
+  /** `--local-ro-bind`; checked against the state dir and key files by the backend at start. */
+  readonly readOnlyBinds: readonly string[];
   readonly maxSessions: number;
   readonly idleTimeoutMs: number;
   readonly warmPoolSize: number;

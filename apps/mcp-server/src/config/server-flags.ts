@@ -34,7 +34,8 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
 
   { group: LOCAL, name: 'state-dir', valueName: 'path', defaultText: '$XDG_STATE_HOME/cli-mcp-server or ~/.local/state/cli-mcp-server', description: 'Directory for the generated HMAC key and local sandboxes\' state.' },
   { group: LOCAL, name: 'local-isolation', valueName: 'auto|bwrap|none', default: 'auto', description: 'Sandbox isolation: bubblewrap when available (auto), required (bwrap), or plain processes (none).' },
-  { group: LOCAL, name: 'local-network', valueName: 'host|none', default: 'host', description: 'Network of local sandboxes: host (shared with the server) or none (own empty network namespace, needs bubblewrap; the agent is reached over a Unix socket).' },
+  { group: LOCAL, name: 'local-network', valueName: 'auto|isolated|host|none', default: 'auto', description: 'Network of local sandboxes: isolated (own namespace, outbound through slirp4netns, no host loopback), none (no network), host (shared with the server: sandboxes reach its port and every loopback service); auto = isolated where slirp4netns works, else host with a warning.' },
+  { group: LOCAL, name: 'local-ro-bind', valueName: 'path', repeatable: true, description: 'Extra host path sandboxes see read-only (repeatable; env: comma-separated). Never the state dir or a key file.' },
   { group: LOCAL, name: 'max-sessions', valueName: 'n', default: '32', description: 'Most sandboxes alive at once; a new session beyond it is refused.' },
   { group: LOCAL, name: 'idle-timeout', valueName: 'duration', default: '30m', description: 'A sandbox unused this long is removed (kubernetes: drives the controller).' },
   { group: LOCAL, name: 'warm-pool-size', valueName: 'n', default: '0', description: 'Sandboxes started ahead of demand (kubernetes: drives the controller).' },

@@ -29,4 +29,11 @@ describe(SessionsHealthIndicator.name, () => {
     const sut = new SessionsHealthIndicator(new HealthIndicatorService(), sessions);
     await expect(sut.check('sessions')).resolves.toEqual({ sessions: { status: 'up' } });
   });
+
+  it('shows the details the backend reports, such as an isolation warning (C-SEC-4)', async () => {
+    const details = { isolation: 'none', network: 'host', warnings: ['local sandboxes run WITHOUT isolation'] };
+    const sessions = new StrictSessionService().onCheckHealth(async () => ({ details }));
+    const sut = new SessionsHealthIndicator(new HealthIndicatorService(), sessions);
+    await expect(sut.check('sessions')).resolves.toEqual({ sessions: { status: 'up', ...details } });
+  });
 });

@@ -25,8 +25,9 @@ export class SessionsHealthIndicator {
       }, HEALTH_TIMEOUT_MS);
     });
     try {
-      await Promise.race([this.sessions.checkHealth(controller.signal), timeout]);
-      return indicator.up();
+      const health = await Promise.race([this.sessions.checkHealth(controller.signal), timeout]);
+      // What the backend reports as it is (local: isolation, network and their warnings, C-SEC-4).
+      return indicator.up(health?.details);
     } catch (error) {
       return indicator.down({ message: error instanceof Error ? error.message : String(error) });
     } finally {

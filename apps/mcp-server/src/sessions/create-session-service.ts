@@ -78,18 +78,23 @@ async function createLocal(
     hmacKey,
     isolation: config.local.isolation,
     network: config.local.network,
+    readOnlyBinds: [...config.local.readOnlyBinds],
+    // C-AG-14: every agent applies the server's own timeout bounds.
+    defaultTimeoutSeconds: config.tool.defaultTimeoutSeconds,
+    maxTimeoutSeconds: config.tool.maxTimeoutSeconds,
     idleTimeoutMs: config.local.idleTimeoutMs,
     maxSessions: config.local.maxSessions,
     warmPoolSize: config.local.warmPoolSize,
-    // Sandboxes must not read the server's secrets when they sit outside the (masked) state dir.
-    hidePaths: [config.hmacKey.path, config.http.authTokenFile].filter((path): path is string => path !== undefined),
+    // --local-ro-bind may never expose the server's secrets (the sandbox view holds neither file otherwise).
+    secretPaths: [config.hmacKey.path, config.http.authTokenFile].filter((path): path is string => path !== undefined),
     agent,
     metrics,
     logger: backendLogger(log),
   });
   // Resolve isolation and lock the state dir now, so a bad setup stops the server at boot.
   await backend.start();
-  log.info({ backend: 'local', isolation: backend.isolation, state_dir: config.local.sandboxDir }, 'session backend ready');
+  const posture = backend.posture;
+  log.info({ backend: 'local', isolation: posture?.isolation, network: posture?.network, state_dir: config.local.sandboxDir }, 'session backend ready');
   return backend;
 }
 

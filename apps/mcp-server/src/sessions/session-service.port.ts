@@ -1,5 +1,5 @@
 import type { ExecRequest, OutputResponse } from '@cli-mcp/agent-client';
-import type { SessionExecResult } from '@cli-mcp/session';
+import type { BackendHealth, SessionExecResult } from '@cli-mcp/session';
 
 /**
  * What the MCP layer needs from libs/session (the `SessionManager` methods), as a port so the tool handler and
@@ -19,8 +19,8 @@ export interface SessionService {
   peek(sessionId: string, requestId: string): Promise<OutputResponse | undefined>;
   /** Deletes the session's sandbox; idempotent (C-HTTP-1). */
   end(sessionId: string, signal: AbortSignal): Promise<void>;
-  /** Throws when the backend cannot create sandboxes (C-HTTP-2). */
-  checkHealth(signal: AbortSignal): Promise<void>;
+  /** Throws when the backend cannot create sandboxes (C-HTTP-2); may report details for `/health` (C-SEC-4). */
+  checkHealth(signal: AbortSignal): Promise<BackendHealth | void>;
   /** Stops background work and (local) every sandbox process (C-HTTP-4). */
   shutdown(): Promise<void>;
 }

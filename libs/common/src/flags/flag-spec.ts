@@ -20,6 +20,8 @@ export interface FlagSpec {
   readonly defaultText?: string;
   /** Section heading in `--help`. */
   readonly group?: string;
+  /** May be given several times; the values add up as one comma-separated list (read it with `list`). */
+  readonly repeatable?: boolean;
   /** No environment equivalent (`--help`, `--version`). */
   readonly noEnv?: boolean;
 }

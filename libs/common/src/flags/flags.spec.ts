@@ -11,6 +11,7 @@ const SPECS: FlagSpec[] = [
   { name: 'timeout', valueName: 'duration', description: 'Timeout.', default: '60s' },
   { name: 'count', description: 'Count.', default: '3' },
   { name: 'hosts', description: 'Hosts.' },
+  { name: 'bind', description: 'Binds.', repeatable: true },
   { name: 'grace', description: 'Grace.', defaultText: 'timeout + 10s' },
   { name: 'help', kind: 'boolean', short: 'h', description: 'Help.', noEnv: true },
 ];
@@ -98,6 +99,13 @@ describe(FlagReader.name, () => {
   it('splits comma lists', () => {
     expect(read(['--hosts', ' a.example, ,b.example ']).list('hosts')).toEqual(['a.example', 'b.example']);
     expect(read([]).list('hosts')).toEqual([]);
+  });
+
+  it('adds up a repeatable flag given several times; the command line still replaces the env list', () => {
+    expect(read(['--bind', '/a', '--bind=/b,/c']).list('bind')).toEqual(['/a', '/b', '/c']);
+    expect(read(['--hosts', 'a', '--hosts', 'b']).list('hosts')).toEqual(['b']);
+    expect(read(['--bind', '/x'], { APP_BIND: '/env1,/env2' }).list('bind')).toEqual(['/x']);
+    expect(read([], { APP_BIND: '/env1,/env2' }).list('bind')).toEqual(['/env1', '/env2']);
   });
 
   it('throws on undeclared flags (a programming error)', () => {

@@ -73,7 +73,9 @@ export function readRawFlags(
       continue;
     }
     if (token.value === '') values.delete(spec.name);
-    else values.set(spec.name, { value: token.value, source: 'flag' });
+    else if (spec.repeatable && values.get(spec.name)?.source === 'flag') {
+      values.set(spec.name, { value: `${String(values.get(spec.name)!.value)},${token.value}`, source: 'flag' });
+    } else values.set(spec.name, { value: token.value, source: 'flag' });
   }
   return { values, problems };
 }

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
+import { chown, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { UNIX_URL_PREFIX } from '@cli-mcp/agent-client';
 import { SessionError, SessionErrorCode } from '../session-error.js';
-import type { LocalNetwork } from './local-backend.options.js';
-
-/** Where a network-less sandbox's socket directory appears inside bubblewrap (outside /tmp and /workspace). */
-export const SANDBOX_SOCKET_DIR = '/.cli-mcp';
+import type { SandboxNetworkMode, SandboxUser } from './bwrap-command.js';
+import { SANDBOX_SOCKET_DIR } from './sandbox-view.js';
 const SOCKET_FILE = 'agent.sock';
 /** Linux keeps at most 107 bytes of a socket path (sun_path). */
 export const MAX_SOCKET_PATH_BYTES = 107;
@@ -15,8 +13,8 @@ export const MAX_SOCKET_PATH_BYTES = 107;
 export interface AgentEndpoint {
   /** Added to the agent's environment. */
   readonly env: Readonly<Record<string, string>>;
-  /** Added to the bubblewrap arguments (before `/` is remounted read-only). */
-  readonly bwrapArgs: readonly string[];
+  /** Host directory bound at SANDBOX_SOCKET_DIR in the sandbox (Unix-socket agents only). */
+  readonly socketDir?: string;
   /** The agent URL for its ready line (`<port>` or `unix`); undefined when the line is not what was expected. */
   urlFor(readyLine: string): string | undefined;
   /** Removes what the endpoint left on the host (after the agent exited). */
@@ -30,8 +28,9 @@ export interface AgentEndpoints {
   allocate(): Promise<AgentEndpoint>;
 }
 
-export function agentEndpoints(network: LocalNetwork, stateDir: string): AgentEndpoints {
-  return network === 'none' ? new UnixSocketEndpoints(join(stateDir, 'sockets')) : new LoopbackEndpoints();
+/** A sandbox with its own network namespace cannot be reached over TCP: its agent listens on a Unix socket. */
+export function agentEndpoints(network: SandboxNetworkMode, stateDir: string, owner?: SandboxUser): AgentEndpoints {
+  return network === 'host' ? new LoopbackEndpoints() : new UnixSocketEndpoints(join(stateDir, 'sockets'), owner);
 }
 
 /** `--local-network host`: the agent listens on a free loopback port it reports on its ready fd. */
@@ -43,7 +42,6 @@ export class LoopbackEndpoints implements AgentEndpoints {
   allocate(): Promise<AgentEndpoint> {
     return Promise.resolve({
       env: {},
-      bwrapArgs: [],
       urlFor: (line) => {
         const port = Number(line);
         return Number.isInteger(port) && port > 0 && port < 65_536 ? `http://127.0.0.1:${port}` : undefined;
@@ -54,19 +52,20 @@ export class LoopbackEndpoints implements AgentEndpoints {
 }
 
 /**
- * `--local-network none`: the sandbox gets its own network namespace (only a down `lo`), so it can reach nothing —
- * not even this server's loopback port. The agent listens on a Unix socket in a private host directory
- * (`<state-dir>/sockets/<random>`, 0700) bound at `/.cli-mcp` inside the sandbox (docs/local-backend.md "Network").
+ * `--local-network isolated|none`: the sandbox has its own network namespace, so this server's loopback is out of
+ * its reach — and the agent's TCP port out of ours. The agent listens on a Unix socket in a private host directory
+ * (`<state-dir>/sockets/<random>`, 0700, owned by the sandbox user) bound at SANDBOX_SOCKET_DIR in the sandbox only
+ * (docs/local-backend.md "Network").
  */
 export class UnixSocketEndpoints implements AgentEndpoints {
-  constructor(private readonly socketsDir: string) {}
+  constructor(private readonly socketsDir: string, private readonly owner?: SandboxUser) {}
 
   async prepare(): Promise<void> {
     const longest = join(this.socketsDir, 'x'.repeat(16), SOCKET_FILE);
     if (Buffer.byteLength(longest) > MAX_SOCKET_PATH_BYTES) {
       throw new SessionError(
         SessionErrorCode.SandboxUnavailable,
-        `--state-dir ${this.socketsDir.slice(0, -'/sockets'.length)} is too long for --local-network=none: agent ` +
+        `--state-dir ${this.socketsDir.slice(0, -'/sockets'.length)} is too long for Unix-socket agents (--local-network isolated or none): agent ` +
           `sockets under it would need ${Buffer.byteLength(longest)} bytes, Unix sockets allow ${MAX_SOCKET_PATH_BYTES}; use a shorter --state-dir`,
       );
     }
@@ -78,9 +77,10 @@ export class UnixSocketEndpoints implements AgentEndpoints {
   async allocate(): Promise<AgentEndpoint> {
     const dir = join(this.socketsDir, randomBytes(8).toString('hex'));
     await mkdir(dir, { mode: 0o700 });
+    if (this.owner) await chown(dir, this.owner.uid, this.owner.gid);
     return {
       env: { SANDBOX_AGENT_SOCKET: `${SANDBOX_SOCKET_DIR}/${SOCKET_FILE}` },
-      bwrapArgs: ['--unshare-net', '--bind', dir, SANDBOX_SOCKET_DIR],
+      socketDir: dir,
       urlFor: (line) => (line === 'unix' ? `${UNIX_URL_PREFIX}${join(dir, SOCKET_FILE)}` : undefined),
       release: () => rm(dir, { recursive: true, force: true }),
     };

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, lstat, readdir, readlink, realpath } from 'node:fs/promises';
+import { access, lstat, readdir, readFile, readlink, realpath } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /** A top-level entry of `/`, re-created read-only inside a bwrap sandbox. */
@@ -15,6 +15,10 @@ export interface HostFs {
   realpath(path: string): Promise<string>;
   isFile(path: string): Promise<boolean>;
   isDirectory(path: string): Promise<boolean>;
+  /** A text file's content (following symlinks); undefined when it cannot be read. */
+  readText(path: string): Promise<string | undefined>;
+  /** Target of a symlink; undefined when `path` is not one. */
+  readlink(path: string): Promise<string | undefined>;
   /** Nearest ancestor directory of `start` (inclusive) that contains `name`, or undefined. */
   findUp(start: string, name: string): Promise<string | undefined>;
 }
@@ -40,6 +44,14 @@ export class NodeHostFs implements HostFs {
 
   async isDirectory(path: string): Promise<boolean> {
     return (await lstat(path).catch(() => undefined))?.isDirectory() ?? false;
+  }
+
+  readText(path: string): Promise<string | undefined> {
+    return readFile(path, 'utf8').catch(() => undefined);
+  }
+
+  readlink(path: string): Promise<string | undefined> {
+    return readlink(path).catch(() => undefined);
   }
 
   async findUp(start: string, name: string): Promise<string | undefined> {

@@ -1,14 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { buildAgentEnv, buildBwrapArgs, buildLaunchSpec, nodeInstallPrefix, SANDBOX_PATH, type BwrapPlan } from './launch-spec.js';
+import { buildBwrapCommand } from './bwrap-command.js';
+import { buildAgentEnv, buildLaunchSpec, SANDBOX_PATH } from './launch-spec.js';
+import { FIRST_EXTRA_FD } from './process-launcher.js';
+import { sandboxView, type ViewBase } from './sandbox-view.js';
 
-const plan: BwrapPlan = {
-  bwrapPath: '/usr/bin/bwrap',
-  rootEntries: [{ name: 'usr' }, { name: 'bin', symlinkTarget: 'usr/bin' }, { name: 'proc' }, { name: 'tmp' }, { name: 'home' }, { name: 'workspace' }],
-  maskFirst: ['/users/me'],
-  keep: ['/users/me/.nvm/versions/node/v20', '/opt/cli-mcp'],
-  maskLast: ['/users/me/.local/state/cli-mcp'],
-  hideFiles: ['/etc/cli-mcp/hmac.key'],
+const base: ViewBase = {
+  mounts: [
+    { kind: 'ro-bind', source: '/usr', dest: '/usr' },
+    { kind: 'symlink', target: 'usr/bin', dest: '/bin' },
+    { kind: 'ro-bind', source: '/etc', dest: '/etc' },
+    { kind: 'ro-bind', source: '/repo/dist/sandbox-agent', dest: '/.cli-mcp/agent' },
+    { kind: 'ro-bind', source: '/usr/bin/node', dest: '/.cli-mcp/node' },
+  ],
+  files: [{ dest: '/etc/resolv.conf', content: 'nameserver 10.0.2.3\n' }],
+  agentEntry: '/.cli-mcp/agent/main.js',
 };
+const view = sandboxView(base, '/state/sessions/s1/workspace', '/state/sockets/ab');
 
 describe('buildAgentEnv', () => {
   it('builds the environment from an allow-list, never the host env', () => {
@@ -30,69 +37,53 @@ describe('buildAgentEnv', () => {
   });
 });
 
-describe('buildBwrapArgs', () => {
-  const args = buildBwrapArgs(plan, '/state/sessions/s1/workspace');
-  const joined = args.join(' ');
+describe(buildBwrapCommand.name, () => {
+  const input = { bwrapPath: '/usr/bin/bwrap', setprivPath: '/usr/bin/setpriv', view, fileFds: [5], command: ['/.cli-mcp/node', '/.cli-mcp/agent/main.js'] };
+  const asUser = buildBwrapCommand({ ...input, network: 'isolated', infoFd: 4 });
+  const [outer, inner] = asUser.args.join(' ').split(' -- /usr/bin/bwrap ');
 
-  it('isolates pid/ipc/uts, drops capabilities and dies with the server', () => {
-    expect(args.slice(0, 10)).toEqual([
-      '--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--hostname', 'cli-mcp-sandbox',
-      '--new-session', '--cap-drop', 'ALL', '--ro-bind',
-    ]);
-    expect(args).not.toContain('--unshare-net');
+  it('outer level: host paths into the view, own pid and network namespaces, info fd, nothing else of the host', () => {
+    expect(asUser.command).toBe('/usr/bin/bwrap');
+    expect(outer).toMatch(/^--die-with-parent --unshare-pid --unshare-user --unshare-net --info-fd 4 /);
+    expect(outer).toContain('--perms 0755 --dir /.cli-mcp ');
+    expect(outer).toContain('--ro-bind /usr /usr --symlink usr/bin /bin --ro-bind /etc /etc --ro-bind /repo/dist/sandbox-agent /.cli-mcp/agent');
+    expect(outer).toContain('--bind /state/sessions/s1/workspace /workspace --bind /state/sockets/ab /.cli-mcp/socket');
+    expect(outer).not.toMatch(/\/home|\/root|\/run|\/srv|\/mnt|\/var/);
   });
 
-  it('re-creates / read-only entry by entry with fresh /proc, /dev, /tmp and a read-only root', () => {
-    expect(joined).toContain('--ro-bind /usr /usr --symlink usr/bin /bin --ro-bind /home /home');
-    expect(joined).not.toContain('--ro-bind /proc');
-    expect(joined).not.toContain('--ro-bind /tmp');
-    expect(joined).not.toContain('--ro-bind /workspace');
-    expect(joined).toContain('--dev /dev --proc /proc --tmpfs /tmp');
-    expect(joined.endsWith('--bind /state/sessions/s1/workspace /workspace --remount-ro / --chdir /workspace')).toBe(true);
+  it('inner level: user namespace without nested ones, pid/ipc/uts/cgroup namespaces, new session, no capabilities', () => {
+    expect(inner).toMatch(/^--unshare-user --disable-userns --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup --hostname cli-mcp-sandbox --die-with-parent --new-session --cap-drop ALL /);
+    expect(inner).toContain('--ro-bind /.cli-mcp/agent /.cli-mcp/agent');
+    expect(inner).toContain('--bind /workspace /workspace --bind /.cli-mcp/socket /.cli-mcp/socket --dev /dev --proc /proc --tmpfs /tmp --dir /var --tmpfs /var/tmp --tmpfs /run');
+    expect(inner).toMatch(/--ro-bind-data 5 \/etc\/resolv.conf --remount-ro \/ --chdir \/workspace -- \/.cli-mcp\/node \/.cli-mcp\/agent\/main.js$/);
   });
 
-  it('masks home, re-binds kept trees under it, then masks the state dir and key file', () => {
-    const at = (...needle: string[]) => joined.indexOf(needle.join(' '));
-    expect(at('--tmpfs /users/me')).toBeGreaterThan(at('--tmpfs /tmp'));
-    expect(at('--ro-bind /users/me/.nvm/versions/node/v20 /users/me/.nvm/versions/node/v20')).toBeGreaterThan(at('--tmpfs /users/me'));
-    // Not under a mask: already visible through the read-only root.
-    expect(joined).not.toContain('--ro-bind /opt/cli-mcp');
-    expect(at('--tmpfs /users/me/.local/state/cli-mcp')).toBeGreaterThan(at('--ro-bind /users/me/.nvm'));
-    expect(joined).toContain('--ro-bind /dev/null /etc/cli-mcp/hmac.key');
-    expect(at('--bind /state')).toBeGreaterThan(at('--tmpfs /users/me/.local'));
-  });
-
-  it('re-binds a kept tree under /tmp (a checkout there), after the fresh /tmp, and still hides a state dir there', () => {
-    const args = buildBwrapArgs({ ...plan, keep: ['/tmp/ci-clone'], maskLast: ['/tmp/ci-clone/state'] }, '/state/w').join(' ');
-    expect(args.indexOf('--ro-bind /tmp/ci-clone /tmp/ci-clone')).toBeGreaterThan(args.indexOf('--tmpfs /tmp'));
-    expect(args.indexOf('--tmpfs /tmp/ci-clone/state')).toBeGreaterThan(args.indexOf('--ro-bind /tmp/ci-clone'));
-  });
-
-  it('never masks /', () => {
-    expect(buildBwrapArgs({ ...plan, maskFirst: ['/'], maskLast: [''] }, '/w').join(' ')).not.toMatch(/--tmpfs \/ |--tmpfs $/);
+  it('a root server drops to the sandbox user between the levels and makes no user namespace in the outer one', () => {
+    const asRoot = buildBwrapCommand({ ...input, network: 'host', dropTo: { uid: 65534, gid: 65534 } }).args.join(' ');
+    expect(asRoot).toMatch(/^--die-with-parent --unshare-pid --perms/);
+    expect(asRoot).toContain(' -- /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups -- /usr/bin/bwrap --unshare-user --disable-userns');
+    expect(asRoot).not.toContain('--unshare-net');
   });
 });
 
-describe('buildLaunchSpec', () => {
+describe(buildLaunchSpec.name, () => {
   it('none: node runs the agent in the workspace with host paths', () => {
     const spec = buildLaunchSpec({ isolation: 'none', nodePath: '/usr/bin/node', agentEntry: '/repo/main.js', workspaceHostDir: '/state/sessions/s1/workspace', token: 't', hostEnv: {} });
-    expect(spec.command).toBe('/usr/bin/node');
-    expect(spec.args).toEqual(['/repo/main.js']);
-    expect(spec.cwd).toBe('/state/sessions/s1/workspace');
+    expect(spec).toMatchObject({ command: '/usr/bin/node', args: ['/repo/main.js'], cwd: '/state/sessions/s1/workspace' });
     expect(spec.env.SANDBOX_WORKDIR).toBe('/state/sessions/s1/workspace');
     expect(spec.env.HOME).toBe('/state/sessions/s1/workspace');
   });
 
-  it('bwrap: wraps node, and the agent sees /workspace', () => {
-    const spec = buildLaunchSpec({ isolation: 'bwrap', nodePath: '/usr/bin/node', agentEntry: '/repo/main.js', workspaceHostDir: '/w', hostEnv: {}, bwrap: plan });
-    expect(spec.command).toBe('/usr/bin/bwrap');
-    expect(spec.args.slice(-2)).toEqual(['/usr/bin/node', '/repo/main.js']);
-    expect(spec.env.SANDBOX_WORKDIR).toBe('/workspace');
-    expect(spec.env.SANDBOX_OUTPUT_DIR).toBe('/workspace/.cli-mcp');
-  });
-
-  it('finds the install prefix of node', () => {
-    expect(nodeInstallPrefix('/usr/bin/node')).toBe('/usr');
-    expect(nodeInstallPrefix('/users/me/.nvm/versions/node/v20/bin/node')).toBe('/users/me/.nvm/versions/node/v20');
+  it('bwrap: the agent runs from its fixed paths and sees /workspace; isolated networking asks for the info fd', () => {
+    const spec = buildLaunchSpec({
+      isolation: 'bwrap', nodePath: '/usr/bin/node', agentEntry: '/repo/dist/sandbox-agent/main.js', workspaceHostDir: '/w', hostEnv: {},
+      agentEnv: { SANDBOX_MAX_TIMEOUT_SECONDS: '600' },
+      bwrap: { bwrapPath: 'bwrap', setprivPath: 'setpriv', view, network: 'isolated' },
+    });
+    expect(spec.args.slice(-2)).toEqual(['/.cli-mcp/node', '/.cli-mcp/agent/main.js']);
+    expect(spec.extraFds).toEqual([{ kind: 'info' }, { kind: 'data', content: 'nameserver 10.0.2.3\n' }]);
+    expect(spec.args.join(' ')).toContain(`--info-fd ${FIRST_EXTRA_FD} `);
+    expect(spec.args.join(' ')).toContain(`--ro-bind-data ${FIRST_EXTRA_FD + 1} /etc/resolv.conf`);
+    expect(spec.env).toMatchObject({ SANDBOX_WORKDIR: '/workspace', SANDBOX_OUTPUT_DIR: '/workspace/.cli-mcp', SANDBOX_MAX_TIMEOUT_SECONDS: '600' });
   });
 });

@@ -1,12 +1,11 @@
-import { dirname, join } from 'node:path';
-import type { RootEntry } from './host-fs.js';
+import { join } from 'node:path';
 import type { AgentEndpoint } from './agent-endpoint.js';
-import type { LaunchSpec } from './process-launcher.js';
+import { buildBwrapCommand, type BwrapCommandInput } from './bwrap-command.js';
+import { FIRST_EXTRA_FD, type LaunchFd, type LaunchSpec } from './process-launcher.js';
+import { SANDBOX_NODE, SANDBOX_WORKSPACE } from './sandbox-view.js';
 
 /** PATH inside sandboxes: system directories only, never the server's PATH (C-AUTH-2: no server env leaks). */
 export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-/** Where the workspace appears inside a bwrap sandbox. */
-export const SANDBOX_WORKSPACE = '/workspace';
 /** Host variables a sandbox may inherit: locale and time zone only. */
 export const PASSTHROUGH_ENV = ['LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'TZ'] as const;
 /** Variables `extraEnv` cannot override: the agent's own configuration. */
@@ -19,7 +18,7 @@ export interface AgentEnvInput {
   token?: string;
   hostEnv: Record<string, string | undefined>;
   extraEnv?: Record<string, string>;
-  /** How the agent listens (agent-endpoint.ts): e.g. `SANDBOX_AGENT_SOCKET`. */
+  /** How the agent listens (agent-endpoint.ts, e.g. `SANDBOX_AGENT_SOCKET`) and the server's agent settings. */
   endpointEnv?: Readonly<Record<string, string>>;
 }
 
@@ -49,53 +48,6 @@ export function buildAgentEnv(input: AgentEnvInput): Record<string, string> {
   return env;
 }
 
-export interface BwrapPlan {
-  bwrapPath: string;
-  rootEntries: RootEntry[];
-  /** Host directories replaced by an empty tmpfs before `keep` is re-bound (the server user's home). */
-  maskFirst: string[];
-  /** Directories re-bound read-only although they lie under a mask (node install, agent project). */
-  keep: string[];
-  /** Masked after `keep`, so they stay hidden even inside a kept tree (state dir, hidden dirs). */
-  maskLast: string[];
-  /** Files replaced by /dev/null (e.g. a key file outside the masked directories). */
-  hideFiles: string[];
-}
-
-/** Inside-the-sandbox paths the root listing must not re-create: bwrap provides them fresh. */
-const FRESH_ROOT_ENTRIES = new Set(['proc', 'dev', 'tmp', 'workspace']);
-
-/**
- * bwrap arguments (docs/local-backend.md "Isolation"): new pid/ipc/uts namespaces and session, no capabilities,
- * a read-only copy of `/` (entry by entry, so `/workspace` can be created), private /dev, /proc and /tmp, the
- * private places masked, the workspace bound read-write at /workspace, the endpoint's arguments (with
- * `--local-network none`: a network namespace and the socket directory), then `/` remounted read-only.
- */
-export function buildBwrapArgs(plan: BwrapPlan, workspaceHostDir: string, endpointArgs: readonly string[] = []): string[] {
-  const args = [
-    '--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--hostname', 'cli-mcp-sandbox',
-    '--new-session', '--cap-drop', 'ALL',
-  ];
-  for (const entry of plan.rootEntries) {
-    if (FRESH_ROOT_ENTRIES.has(entry.name)) continue;
-    const path = `/${entry.name}`;
-    if (entry.symlinkTarget !== undefined) args.push('--symlink', entry.symlinkTarget, path);
-    else args.push('--ro-bind', path, path);
-  }
-  args.push('--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
-  for (const dir of usable(plan.maskFirst)) args.push('--tmpfs', dir);
-  // /tmp is always a fresh tmpfs, so an install (node, the agent) living under /tmp must be re-bound like one
-  // under the masked home (a checkout in /tmp is common for CI).
-  const masked = ['/tmp', ...usable(plan.maskFirst)];
-  for (const dir of plan.keep) {
-    if (masked.some((mask) => isWithin(dir, mask))) args.push('--ro-bind', dir, dir);
-  }
-  for (const dir of usable(plan.maskLast)) args.push('--tmpfs', dir);
-  for (const file of plan.hideFiles) args.push('--ro-bind', '/dev/null', file);
-  args.push('--bind', workspaceHostDir, SANDBOX_WORKSPACE, ...endpointArgs, '--remount-ro', '/', '--chdir', SANDBOX_WORKSPACE);
-  return args;
-}
-
 export interface LaunchInput {
   isolation: 'bwrap' | 'none';
   nodePath: string;
@@ -104,8 +56,11 @@ export interface LaunchInput {
   token?: string;
   hostEnv: Record<string, string | undefined>;
   extraEnv?: Record<string, string>;
-  bwrap?: BwrapPlan;
-  endpoint?: Pick<AgentEndpoint, 'env' | 'bwrapArgs'>;
+  /** `SANDBOX_*` settings every agent gets (e.g. the server's timeouts, C-AG-14). */
+  agentEnv?: Readonly<Record<string, string>>;
+  endpoint?: Pick<AgentEndpoint, 'env'>;
+  /** With `isolation: 'bwrap'`: the sandbox's view and namespaces (bwrap-command.ts). */
+  bwrap?: Omit<BwrapCommandInput, 'command' | 'infoFd' | 'fileFds'>;
 }
 
 export function buildLaunchSpec(input: LaunchInput): LaunchSpec {
@@ -113,30 +68,24 @@ export function buildLaunchSpec(input: LaunchInput): LaunchSpec {
     const env = buildAgentEnv({ ...envInput(input), workdir: input.workspaceHostDir });
     return { command: input.nodePath, args: [input.agentEntry], env, cwd: input.workspaceHostDir };
   }
-  if (!input.bwrap) throw new Error('bwrap isolation needs a bwrap plan');
+  if (!input.bwrap) throw new Error('bwrap isolation needs a sandbox view');
   const env = buildAgentEnv({ ...envInput(input), workdir: SANDBOX_WORKSPACE });
-  return {
-    command: input.bwrap.bwrapPath,
-    args: [...buildBwrapArgs(input.bwrap, input.workspaceHostDir, input.endpoint?.bwrapArgs), input.nodePath, input.agentEntry],
-    env,
-    cwd: input.workspaceHostDir,
-  };
+  const extraFds: LaunchFd[] = [];
+  const infoFd = input.bwrap.network === 'isolated' ? FIRST_EXTRA_FD + extraFds.push({ kind: 'info' }) - 1 : undefined;
+  const fileFds = input.bwrap.view.files.map((file) => FIRST_EXTRA_FD + extraFds.push({ kind: 'data', content: file.content }) - 1);
+  const { command, args } = buildBwrapCommand({
+    ...input.bwrap, infoFd, fileFds, command: [SANDBOX_NODE, input.bwrap.view.agentEntry],
+  });
+  return { command, args, env, cwd: input.workspaceHostDir, extraFds };
 }
 
 function envInput(input: LaunchInput): Omit<AgentEnvInput, 'workdir'> {
-  return { token: input.token, hostEnv: input.hostEnv, extraEnv: input.extraEnv, endpointEnv: input.endpoint?.env };
-}
-
-/** A mask of `/` (or an empty path) would hide the whole system: never emitted. */
-function usable(dirs: string[]): string[] {
-  return dirs.filter((dir) => dir.length > 1 && dir.startsWith('/'));
+  return {
+    token: input.token, hostEnv: input.hostEnv, extraEnv: input.extraEnv,
+    endpointEnv: { ...input.agentEnv, ...input.endpoint?.env },
+  };
 }
 
 export function isWithin(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-}
-
-/** The install prefix of a node binary (`/usr/bin/node` → `/usr`, `~/.nvm/versions/node/v20/bin/node` → …/v20). */
-export function nodeInstallPrefix(nodeRealPath: string): string {
-  return dirname(dirname(nodeRealPath));
 }

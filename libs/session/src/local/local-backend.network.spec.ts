@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock, StrictLocalAgent } from '../../test/fakes.js';
 import { FakeHostFs, FakeLauncher, FakeRunner, FakeWorkspaces } from '../../test/local-fakes.js';
-import { LoopbackEndpoints, SANDBOX_SOCKET_DIR, UnixSocketEndpoints } from './agent-endpoint.js';
+import { LoopbackEndpoints, UnixSocketEndpoints } from './agent-endpoint.js';
+import { SANDBOX_SOCKET_DIR } from './sandbox-view.js';
 import { LocalBackend } from './local-backend.js';
 import type { LocalBackendOptions } from './local-backend.options.js';
 
@@ -18,7 +19,7 @@ function make(overrides: Partial<LocalBackendOptions> = {}) {
   const runner = new FakeRunner();
   backend = new LocalBackend({
     stateDir: '/state', hmacKey: Buffer.from('k'.repeat(32)), agentEntry: '/repo/dist/sandbox-agent/main.js', nodePath: '/usr/bin/node',
-    isolation: 'auto', network: 'none', hostHome: '/users/me', hostEnv: {}, clock: new FakeClock(), launcher, commandRunner: runner,
+    isolation: 'auto', network: 'none', sandboxUser: 'server', hostEnv: {}, clock: new FakeClock(), launcher, commandRunner: runner,
     agent: new StrictLocalAgent().on('health', async () => ({ status: 'ok', assigned: true, busy: false })),
     workspaces: new FakeWorkspaces(), hostFs: new FakeHostFs(), endpoints: new UnixSocketEndpoints(join(dir, 'sockets')),
     ...overrides,
@@ -42,7 +43,9 @@ describe('LocalBackend with --local-network none', () => {
     const socketDir = readdirSync(join(dir, 'sockets')).map((name) => join(dir, 'sockets', name));
     expect(socketDir).toHaveLength(1);
     expect(statSync(socketDir[0]!).mode & 0o777).toBe(0o700);
-    expect(args).toContain(`--unshare-net --bind ${socketDir[0]} ${SANDBOX_SOCKET_DIR} --remount-ro /`);
+    expect(args).toContain('--unshare-net');
+    expect(args).toContain(`--bind ${socketDir[0]} ${SANDBOX_SOCKET_DIR} `);
+    expect(args).toContain(`--bind ${SANDBOX_SOCKET_DIR} ${SANDBOX_SOCKET_DIR} `);
     expect(spec.env.SANDBOX_AGENT_SOCKET).toBe(`${SANDBOX_SOCKET_DIR}/agent.sock`);
     expect(handle.agentUrl).toBe(`unix:${socketDir[0]}/agent.sock`);
   });
@@ -65,7 +68,7 @@ describe('LocalBackend with --local-network none', () => {
 describe(UnixSocketEndpoints.name, () => {
   it('refuses a state dir whose socket paths would exceed 107 bytes, naming --state-dir', async () => {
     const endpoints = new UnixSocketEndpoints(`/${'d'.repeat(80)}/sockets`);
-    await expect(endpoints.prepare()).rejects.toThrow(/--state-dir \/d+ is too long for --local-network=none: .* Unix sockets allow 107/);
+    await expect(endpoints.prepare()).rejects.toThrow(/--state-dir \/d+ is too long for Unix-socket agents \(--local-network isolated or none\): .* Unix sockets allow 107/);
   });
 
   it('clears sockets an earlier server left, and maps only the "unix" ready line to a URL', async () => {

@@ -1,6 +1,8 @@
 import type { AgentClient } from '@cli-mcp/agent-client';
 import type { Clock } from '../clock.js';
 import type { AgentEndpoints } from './agent-endpoint.js';
+import type { SandboxUser } from './bwrap-command.js';
+import type { NetworkAttacher } from './slirp-network.js';
 import type { SessionMetrics } from '../session-metrics.js';
 import type { CommandRunner } from './command-runner.js';
 import type { HostFs } from './host-fs.js';
@@ -9,8 +11,12 @@ import type { WorkspaceStore } from './workspace-store.js';
 
 /** `auto`: bubblewrap when it is installed and works, else none (logged). */
 export type LocalIsolation = 'auto' | 'bwrap' | 'none';
-/** `none`: each sandbox gets its own empty network namespace and a Unix-socket agent (docs/local-backend.md "Network"). */
-export type LocalNetwork = 'host' | 'none';
+/**
+ * `isolated`: own network namespace with outbound access through slirp4netns, no way to the host's loopback;
+ * `none`: own empty network namespace; `host`: the host's network; `auto`: isolated where slirp4netns works, else
+ * host with a warning (docs/local-backend.md "Network", C-SEC-2).
+ */
+export type LocalNetwork = 'auto' | 'isolated' | 'host' | 'none';
 
 export type SessionEndReason = 'released' | 'idle' | 'crashed';
 
@@ -33,8 +39,18 @@ export interface LocalBackendOptions {
   nodePath?: string;
   /** `--local-isolation`; default `auto`. */
   isolation?: LocalIsolation;
-  /** `--local-network`; default `host`. */
+  /** `--local-network`; default `auto`. */
   network?: LocalNetwork;
+  /** `--local-ro-bind`: extra host paths sandboxes see read-only (never the state dir or a key file). */
+  readOnlyBinds?: string[];
+  /**
+   * Who sandbox commands run as under bubblewrap: default the server's user, or 65534 (nobody) when the server
+   * runs as root (docs/local-backend.md "Sandbox user").
+   */
+  sandboxUser?: SandboxUser | 'server';
+  /** The server's `--default-timeout` / `--max-timeout` in seconds, delivered to every agent (C-AG-14). */
+  defaultTimeoutSeconds?: number;
+  maxTimeoutSeconds?: number;
   /** How agents listen; default from `network` (agent-endpoint.ts). A port for tests. */
   endpoints?: AgentEndpoints;
   /** A session without activity (exec, in-flight command) this long is released; default 30 min. */
@@ -47,16 +63,20 @@ export interface LocalBackendOptions {
   readyTimeoutMs?: number;
   /** SIGTERM → SIGKILL grace when stopping an agent; default 5 s. */
   stopGraceMs?: number;
-  /** The server user's home, masked in bwrap mode; default `os.homedir()`. */
-  hostHome?: string;
-  /** Extra host paths to hide from sandboxes in bwrap mode (e.g. the HMAC key file when it is elsewhere). */
-  hidePaths?: string[];
+  /** Secret files (the HMAC key, the auth token file): `--local-ro-bind` may not expose them. */
+  secretPaths?: string[];
   /** Host environment to take the allow-listed locale variables from; default `process.env`. */
   hostEnv?: Record<string, string | undefined>;
   /** Extra variables for every sandbox (e.g. a PATH with more tools). `SANDBOX_*` and `HOME` cannot be set. */
   extraEnv?: Record<string, string>;
   /** Path of bwrap; default `bwrap` from PATH. */
   bwrapPath?: string;
+  /** Path of slirp4netns; default `slirp4netns` from PATH. */
+  slirpPath?: string;
+  /** Path of util-linux `setpriv` (root servers drop to the sandbox user with it); default `setpriv`. */
+  setprivPath?: string;
+  /** How `isolated` sandboxes get their network; default slirp4netns. A port for tests. */
+  networkAttacher?: NetworkAttacher;
   /**
    * Observes the end of a session's agent: `released` (DELETE), `idle` (reaped), `crashed` (exited by itself;
    * the next command recreates it). Called after the process has exited. Must not throw.
@@ -92,10 +112,10 @@ export function validateLocalOptions(options: LocalBackendOptions): string[] {
   if (options.isolation !== undefined && !['auto', 'bwrap', 'none'].includes(options.isolation)) {
     problems.push(`--local-isolation must be auto, bwrap or none (got ${JSON.stringify(options.isolation)})`);
   }
-  if (options.network === 'none' && options.isolation === 'none') {
-    problems.push('--local-network=none needs bubblewrap: use --local-isolation=auto or bwrap, or --local-network=host');
-  } else if (options.network !== undefined && options.network !== 'host' && options.network !== 'none') {
-    problems.push(`--local-network must be host or none (got ${JSON.stringify(options.network)})`);
+  if ((options.network === 'none' || options.network === 'isolated') && options.isolation === 'none') {
+    problems.push(`--local-network=${options.network} needs bubblewrap: use --local-isolation=auto or bwrap, or --local-network=host`);
+  } else if (options.network !== undefined && !['auto', 'isolated', 'host', 'none'].includes(options.network)) {
+    problems.push(`--local-network must be auto, isolated, host or none (got ${JSON.stringify(options.network)})`);
   }
   const positive = (value: number | undefined, flag: string, allowZero = false): void => {
     if (value === undefined) return;
@@ -106,5 +126,7 @@ export function validateLocalOptions(options: LocalBackendOptions): string[] {
   positive(options.idleTimeoutMs, '--idle-timeout');
   positive(options.readyTimeoutMs, '--ready-timeout');
   positive(options.stopGraceMs, 'stop grace', true);
+  positive(options.defaultTimeoutSeconds, '--default-timeout');
+  positive(options.maxTimeoutSeconds, '--max-timeout');
   return problems;
 }

@@ -2,7 +2,7 @@ import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 import { deriveSessionToken } from '@cli-mcp/auth';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock, StrictLocalAgent } from '../../test/fakes.js';
-import { FakeHostFs, FakeLauncher, FakeRunner, FakeWorkspaces, flush } from '../../test/local-fakes.js';
+import { FakeAttacher, FakeHostFs, FakeLauncher, FakeRunner, FakeSocketEndpoints, FakeWorkspaces, flush } from '../../test/local-fakes.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import { LocalBackend } from './local-backend.js';
 import type { LocalBackendOptions } from './local-backend.options.js';
@@ -18,14 +18,15 @@ function setup(overrides: Partial<LocalBackendOptions> = {}) {
   const hostFs = new FakeHostFs();
   const runner = overrides.commandRunner ?? new FakeRunner();
   const warnings: string[] = [];
+  const attacher = new FakeAttacher();
   const backend = new LocalBackend({
     stateDir: '/state', hmacKey: key, agentEntry: '/repo/dist/apps/sandbox-agent/src/main.js', nodePath: '/usr/bin/node',
-    isolation: 'none', hostHome: '/users/me', hostEnv: { LANG: 'C.UTF-8', SECRET: 'x' }, idleTimeoutMs: 60_000, stopGraceMs: 5_000,
-    clock, launcher, agent, workspaces, hostFs, commandRunner: runner,
+    isolation: 'none', sandboxUser: 'server', hostEnv: { LANG: 'C.UTF-8', SECRET: 'x' }, idleTimeoutMs: 60_000, stopGraceMs: 5_000,
+    clock, launcher, agent, workspaces, hostFs, commandRunner: runner, networkAttacher: attacher,
     logger: { info: () => undefined, warn: (message) => warnings.push(message) },
     ...overrides,
   });
-  return { backend, clock, launcher, agent, workspaces, hostFs, runner, warnings };
+  return { backend, clock, launcher, agent, workspaces, hostFs, runner, warnings, attacher };
 }
 
 describe(LocalBackend.name, () => {
@@ -50,15 +51,18 @@ describe(LocalBackend.name, () => {
     });
 
     it('auto isolation uses bwrap when the probe works', async () => {
-      const { backend, runner, launcher } = make({ isolation: 'auto' });
+      const { backend, runner, launcher } = make({ isolation: 'auto', endpoints: new FakeSocketEndpoints() });
       await backend.acquire('s1', never());
       expect(backend.isolation).toBe('bwrap');
-      expect((runner as FakeRunner).runs[0]).toBe('bwrap --die-with-parent --unshare-pid --unshare-ipc --unshare-uts --ro-bind / / true');
+      // The probe is the real two-level command (network namespace included), with `true` as the sandbox.
+      expect((runner as FakeRunner).runs[0]).toMatch(/^bwrap --die-with-parent --unshare-pid --unshare-user --unshare-net .* bwrap --unshare-user --disable-userns .* -- true$/);
+      expect((runner as FakeRunner).runs[1]).toBe('slirp4netns --version');
+      expect(backend.posture).toMatchObject({ isolation: 'bwrap', network: 'isolated', warnings: [] });
       const spec = launcher.launched[0]!.spec;
       expect(spec.command).toBe('bwrap');
-      expect(spec.args).toContain('--tmpfs');
-      expect(spec.args.join(' ')).toContain('--tmpfs /users/me');
-      expect(spec.args.join(' ')).toContain('--tmpfs /state');
+      // Deny by default: the host's /home and /run exist (FakeHostFs) but are not in the view.
+      expect(spec.args.join(' ')).not.toMatch(/--ro-bind \/home|--ro-bind \/run/);
+      expect(spec.args.join(' ')).toContain('--bind /state/sessions/s1/workspace /workspace');
       expect(spec.env.SANDBOX_WORKDIR).toBe('/workspace');
     });
 
@@ -67,12 +71,62 @@ describe(LocalBackend.name, () => {
       await backend.start();
       expect(backend.isolation).toBe('none');
       expect(warnings[0]).toContain('WITHOUT isolation');
+      expect(warnings[0]).toContain('Debian package "bubblewrap"');
+      expect(warnings[1]).toContain('share the host network');
+      await expect(backend.checkHealth()).resolves.toEqual({
+        details: { isolation: 'none', network: 'host', sandbox_user: 'server user', warnings },
+      });
     });
 
     it('explicit bwrap that does not work is a configuration error naming the flag', async () => {
       const { backend } = make({ isolation: 'bwrap', commandRunner: new FakeRunner({ bwrap: { ok: false, detail: 'No permissions to create new namespace' } }) });
       await expect(backend.start()).rejects.toThrow(/--local-isolation=bwrap but bubblewrap is not usable: No permissions/);
       await expect(backend.acquire('s1', never())).rejects.toThrow(/--local-isolation/);
+    });
+  });
+
+  describe('isolated networking (C-SEC-2)', () => {
+    it('attaches the network to the sandbox bubblewrap reports, and ends both together', async () => {
+      const { backend, launcher, attacher } = make({ isolation: 'bwrap', network: 'isolated', endpoints: new FakeSocketEndpoints() });
+      const handle = await backend.acquire('s1', never());
+      expect(handle.agentUrl).toBe('unix:/state/sockets/0/agent.sock');
+      const child = launcher.launched[0]!;
+      expect(attacher.attached).toMatchObject([{ pid: child.pid + 100_000, closed: false }]);
+      await backend.release('s1');
+      await flush();
+      expect(attacher.attached[0]!.closed).toBe(true);
+    });
+
+    it('ends a sandbox whose network died, so the next command gets a whole one', async () => {
+      const { backend, launcher, attacher } = make({ isolation: 'bwrap', network: 'isolated', endpoints: new FakeSocketEndpoints() });
+      await backend.acquire('s1', never());
+      attacher.attached[0]!.cut();
+      await flush();
+      expect(launcher.launched[0]!.signals).toEqual(['SIGKILL']);
+      expect((await backend.acquire('s1', never())).recreated).toBe(true);
+    });
+
+    it('a root server runs sandboxes as an unprivileged user that owns their workspaces (C-SEC-1)', async () => {
+      const { backend, launcher, workspaces } = make({ isolation: 'bwrap', network: 'host', sandboxUser: { uid: 65534, gid: 65534 } });
+      await backend.acquire('s1', never());
+      expect(workspaces.owner).toEqual({ uid: 65534, gid: 65534 });
+      expect(launcher.launched[0]!.spec.args.join(' ')).toContain('-- setpriv --reuid=65534 --regid=65534 --clear-groups -- bwrap --unshare-user --disable-userns');
+      expect((await backend.checkHealth()).details).toMatchObject({ sandbox_user: 'uid 65534' });
+    });
+
+    it('auto falls back to the host network, loudly, when slirp4netns is missing', async () => {
+      const { backend, warnings } = make({
+        isolation: 'auto', commandRunner: new FakeRunner({ slirp4netns: { ok: false, detail: 'spawn slirp4netns ENOENT' } }),
+      });
+      await backend.start();
+      expect(backend.posture).toMatchObject({ isolation: 'bwrap', network: 'host' });
+      expect(warnings).toEqual([expect.stringMatching(/share the host network.*Debian package "slirp4netns".*--local-network=auto: slirp4netns is not usable: spawn slirp4netns ENOENT/)]);
+      expect((await backend.checkHealth()).details).toMatchObject({ network: 'host', warnings });
+    });
+
+    it('explicit isolated without slirp4netns is a configuration error naming the flag', async () => {
+      const { backend } = make({ isolation: 'bwrap', network: 'isolated', commandRunner: new FakeRunner({ slirp4netns: { ok: false, detail: 'ENOENT' } }) });
+      await expect(backend.start()).rejects.toThrow(/--local-network=isolated needs slirp4netns, .*Debian package "slirp4netns"/);
     });
   });
 
@@ -93,6 +147,12 @@ describe(LocalBackend.name, () => {
       expect(agent.callsOf('health')).toHaveLength(1);
       expect(launcher.launched).toHaveLength(1);
       expect(backend.activeSessions).toBe(1);
+    });
+
+    it('delivers the server\'s timeouts to every agent, so its max is no lower than the server\'s (C-AG-14)', async () => {
+      const { backend, launcher } = make({ defaultTimeoutSeconds: 60, maxTimeoutSeconds: 600 });
+      await backend.acquire('s1', never());
+      expect(launcher.launched[0]!.spec.env).toMatchObject({ SANDBOX_MAX_TIMEOUT_SECONDS: '600', SANDBOX_DEFAULT_TIMEOUT_SECONDS: '60' });
     });
 
     it('serialises concurrent acquisitions of one session', async () => {
@@ -190,14 +250,18 @@ describe(LocalBackend.name, () => {
       expect(await backend.find('s1')).toMatchObject({ agentUrl: created.agentUrl, path: 'discover' });
     });
 
-    it('reassign tolerates 409 already assigned', async () => {
+    it('reassign treats 200 as done and 409 as an agent that belongs to someone else (C-AG-13)', async () => {
       const { backend, agent } = make();
       const created = await backend.acquire('s1', never());
+      agent.on('assign', async () => undefined);
+      await expect(backend.reassign(created, never())).resolves.toBeUndefined();
+      expect(agent.callsOf('assign')[0]!.slice(0, 2)).toEqual([created.agentUrl, created.token]);
       agent.on('assign', async () => {
         throw new AgentError(AgentErrorCode.Status, 'assign', 'u', 'unexpected status 409', 409, 'already assigned');
       });
-      await expect(backend.reassign(created, never())).resolves.toBeUndefined();
-      expect(agent.callsOf('assign')[0]!.slice(0, 2)).toEqual([created.agentUrl, created.token]);
+      await expect(backend.reassign(created, never())).rejects.toMatchObject({
+        code: SessionErrorCode.AgentFailure, message: 'the sandbox agent is assigned to another session',
+      });
     });
 
     it('release stops the agent (SIGTERM) and deletes the workspace; idempotent', async () => {
@@ -282,6 +346,18 @@ describe(LocalBackend.name, () => {
       await flush();
       const h = await backend.acquire('s1', never());
       expect(h.path).toBe('create');
+      expect(launcher.launched[0]!.hasExited).toBe(true);
+    });
+
+    it('never uses a warm agent whose /assign answers 409 (it holds another token)', async () => {
+      const { backend, launcher, agent } = make({ warmPoolSize: 1 });
+      agent.on('assign', async () => {
+        throw new AgentError(AgentErrorCode.Status, 'assign', 'u', 'unexpected status 409', 409, 'already assigned');
+      });
+      await backend.start();
+      await flush();
+      const h = await backend.acquire('s1', never());
+      expect(h).toMatchObject({ path: 'create', agentUrl: 'http://127.0.0.1:40002' });
       expect(launcher.launched[0]!.hasExited).toBe(true);
     });
 

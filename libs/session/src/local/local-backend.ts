@@ -1,72 +1,58 @@
-import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { AgentClient, AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
+import { AgentClient } from '@cli-mcp/agent-client';
 import { deriveSessionToken } from '@cli-mcp/auth';
 import { systemClock, type Clock } from '../clock.js';
-import type { SandboxBackend, SandboxHandle } from '../sandbox-backend.port.js';
+import type { BackendHealth, SandboxBackend, SandboxHandle } from '../sandbox-backend.port.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
-import type { SessionMetrics } from '../session-metrics.js';
+import { assignAgent } from './agent-assign.js';
 import { NodeCommandRunner, type CommandRunner } from './command-runner.js';
 import { defaultAgentEntry } from './default-agent-entry.js';
 import { NodeHostFs, type HostFs } from './host-fs.js';
 import { IdleReaper } from './idle-reaper.js';
-import { resolveIsolation } from './isolation.js';
-import { LocalHealth } from './local-health.js';
+import type { SandboxPosture } from './isolation.js';
 import { BoundedSet, KeyedMutex } from './keyed-mutex.js';
-import { agentEndpoints, type AgentEndpoint, type AgentEndpoints } from './agent-endpoint.js';
-import { planBwrap } from './bwrap-plan.js';
-import { buildLaunchSpec, type BwrapPlan } from './launch-spec.js';
 import {
-  LOCAL_DEFAULTS, validateLocalOptions, type LocalAgentPort, type LocalBackendLogger, type LocalBackendOptions, type LocalIsolation,
-  type LocalNetwork,
+  LOCAL_DEFAULTS, validateLocalOptions, type LocalAgentPort, type LocalBackendLogger, type LocalBackendOptions,
 } from './local-backend.options.js';
+import { LocalHealth, postureDetails, type ProbeCommand } from './local-health.js';
 import { NodeProcessLauncher } from './node-process-launcher.js';
-import { describeExit, type AgentProcess, type LaunchSpec, type ProcessLauncher } from './process-launcher.js';
-import { agentResponds, startAgentAt, stopAgent, type StartedAgent } from './sandbox-process.js';
-import type { SessionEntry, WarmAgent } from './session-entry.js';
-import { WarmPool } from './warm-pool.js';
+import { describeExit } from './process-launcher.js';
+import { agentResponds, stopAgent } from './sandbox-process.js';
+import { planSandboxes, ROOT_SANDBOX_USER } from './sandbox-plan.js';
+import { SandboxSpawner } from './sandbox-spawner.js';
+import { adoptAgent, liveHandle, type SessionEntry } from './session-entry.js';
+import { messageOf, WarmClaimer } from './warm-claimer.js';
 import { FsWorkspaceStore, type WorkspaceStore } from './workspace-store.js';
 
 const LOST_SESSIONS_REMEMBERED = 10_000;
 const silentLogger: LocalBackendLogger = { info: () => undefined, warn: () => undefined };
 
 /**
- * The `local` backend: one sandbox-agent process per session on 127.0.0.1 (or on a Unix socket with
- * `--local-network none`), inside bubblewrap when available (docs/local-backend.md). State lives in this process only, so it serves a single server replica.
+ * The `local` backend (docs/local-backend.md): one sandbox-agent process per session, inside bubblewrap when
+ * available. This class owns the session lifecycle — capacity, acquisition, crash recovery, release and idle
+ * reaping; starting sandboxes is the spawner's, warm claims the claimer's. State lives in this process only, so
+ * it serves a single server replica.
  */
 export class LocalBackend implements SandboxBackend {
   readonly kind = 'local' as const;
   readonly agentEntry: string;
-  private readonly nodePath: string;
-  private readonly requestedIsolation: LocalIsolation;
-  private readonly network: LocalNetwork;
-  private readonly endpoints: AgentEndpoints;
-  private readonly maxSessions: number;
-  private readonly readyTimeoutMs: number;
-  private readonly stopGraceMs: number;
-  private readonly bwrapPath: string;
   private readonly clock: Clock;
   private readonly agent: LocalAgentPort;
-  private readonly launcher: ProcessLauncher;
   private readonly runner: CommandRunner;
   private readonly hostFs: HostFs;
   private readonly workspaces: WorkspaceStore;
   private readonly logger: LocalBackendLogger;
-  private readonly metrics?: SessionMetrics;
   private readonly sessions = new Map<string, SessionEntry>();
   private readonly lost = new BoundedSet(LOST_SESSIONS_REMEMBERED);
   private readonly locks = new KeyedMutex();
-  private readonly children = new Set<AgentProcess>();
   private readonly reaper: IdleReaper;
-  private readonly pool?: WarmPool<WarmAgent>;
   private readonly lifetime = new AbortController();
-  private isolationMode?: 'bwrap' | 'none';
-  private bwrapPlan?: BwrapPlan;
+  private readonly goneListeners: Array<(sessionId: string) => void> = [];
+  private readonly health: LocalHealth;
+  private running?: { posture: SandboxPosture; spawner: SandboxSpawner; claimer?: WarmClaimer; probe?: ProbeCommand };
   private starting?: Promise<void>;
   private prepared = false;
   private stopping?: Promise<void>;
-  private readonly health: LocalHealth;
-  private readonly goneListeners: Array<(sessionId: string) => void> = [];
 
   constructor(private readonly options: LocalBackendOptions) {
     const problems = validateLocalOptions(options);
@@ -74,39 +60,24 @@ export class LocalBackend implements SandboxBackend {
       throw new SessionError(SessionErrorCode.SandboxUnavailable, `invalid local backend configuration: ${problems.join('; ')}`);
     }
     this.agentEntry = resolve(options.agentEntry ?? defaultAgentEntry());
-    this.nodePath = options.nodePath ?? process.execPath;
-    this.requestedIsolation = options.isolation ?? 'auto';
-    this.maxSessions = options.maxSessions ?? LOCAL_DEFAULTS.maxSessions;
-    this.readyTimeoutMs = options.readyTimeoutMs ?? LOCAL_DEFAULTS.readyTimeoutMs;
-    this.stopGraceMs = options.stopGraceMs ?? LOCAL_DEFAULTS.stopGraceMs;
-    this.bwrapPath = options.bwrapPath ?? 'bwrap';
     this.clock = options.clock ?? systemClock;
     this.agent = options.agent ?? new AgentClient();
-    this.launcher = options.launcher ?? new NodeProcessLauncher();
     this.runner = options.commandRunner ?? new NodeCommandRunner();
     this.hostFs = options.hostFs ?? new NodeHostFs();
-    this.health = new LocalHealth({
-      hostFs: this.hostFs, runner: this.runner, clock: this.clock, agentEntry: this.agentEntry, bwrapPath: this.bwrapPath,
-      cacheMs: LOCAL_DEFAULTS.healthCacheMs,
-    });
     this.workspaces = options.workspaces ?? new FsWorkspaceStore(options.stateDir);
-    this.network = options.network ?? 'host';
-    this.endpoints = options.endpoints ?? agentEndpoints(this.network, this.workspaces.stateDir);
     this.logger = options.logger ?? silentLogger;
-    this.metrics = options.metrics;
+    this.health = new LocalHealth({ hostFs: this.hostFs, runner: this.runner, clock: this.clock, agentEntry: this.agentEntry, cacheMs: LOCAL_DEFAULTS.healthCacheMs });
     this.reaper = new IdleReaper(this.clock, options.idleTimeoutMs ?? LOCAL_DEFAULTS.idleTimeoutMs, (id) => this.reapIdle(id));
-    const warmPoolSize = options.warmPoolSize ?? LOCAL_DEFAULTS.warmPoolSize;
-    if (warmPoolSize > 0) {
-      this.pool = new WarmPool<WarmAgent>(warmPoolSize, this.clock, {
-        start: () => this.startWarm(),
-        onStartFailed: (error) => this.logger.warn('warm sandbox agent failed to start', { error: messageOf(error) }),
-      });
-    }
+  }
+
+  /** What the sandboxes really get once started (`auto` resolved). */
+  get posture(): SandboxPosture | undefined {
+    return this.running?.posture;
   }
 
   /** Isolation in force once started (`auto` resolved). */
   get isolation(): 'bwrap' | 'none' | undefined {
-    return this.isolationMode;
+    return this.running?.posture.isolation;
   }
 
   /** Sessions holding a workspace (live or crashed agent), the count `maxSessions` limits. */
@@ -115,12 +86,13 @@ export class LocalBackend implements SandboxBackend {
   }
 
   get warmReady(): number {
-    return this.pool?.readyCount ?? 0;
+    return this.running?.claimer?.readyCount ?? 0;
   }
 
   /**
-   * Prepares the state dir (lock, stale cleanup), resolves the isolation and fills the warm pool. Idempotent;
-   * called lazily by the other methods, or eagerly at boot so configuration errors stop the server.
+   * Prepares the state dir (lock, stale cleanup), resolves isolation and network, plans the sandbox view and
+   * fills the warm pool. Idempotent; called lazily by the other methods, or eagerly at boot so configuration
+   * errors stop the server.
    */
   start(): Promise<void> {
     this.starting ??= this.prepare();
@@ -142,59 +114,14 @@ export class LocalBackend implements SandboxBackend {
     });
   }
 
-  private async acquireLocked(sessionId: string, signal: AbortSignal): Promise<SandboxHandle> {
-    let entry = this.sessions.get(sessionId);
-    if (entry?.handle && entry.process && !entry.process.hasExited) {
-      if (await agentResponds(this.agent, entry.handle.agentUrl, this.clock, LOCAL_DEFAULTS.probeTimeoutMs)) {
-        this.reaper.touch(sessionId);
-        return { ...entry.handle, path: 'discover', recreated: false };
-      }
-      await this.killUnresponsive(entry);
-    }
-    const recreated = entry !== undefined || this.lost.has(sessionId);
-    if (!entry) {
-      if (this.sessions.size >= this.maxSessions) {
-        throw new SessionError(
-          SessionErrorCode.CapacityExhausted,
-          `maximum number of sessions (${this.maxSessions}) reached: end one with DELETE /sessions/{id} or raise --max-sessions`,
-        );
-      }
-      entry = { sessionId, token: deriveSessionToken(this.options.hmacKey, sessionId), workspace: this.workspaces.sessionWorkspace(sessionId), stopping: false };
-      this.sessions.set(sessionId, entry);
-      try {
-        if (!(await this.claimWarm(entry, signal))) {
-          entry.workspace = await this.workspaces.createSession(sessionId);
-          await this.spawnFor(entry, signal);
-        }
-      } catch (error) {
-        this.sessions.delete(sessionId);
-        this.reaper.forget(sessionId);
-        await this.workspaces.removeSession(sessionId).catch(() => undefined);
-        throw error;
-      }
-    } else {
-      // Crashed (or unresponsive) agent: a new one in the same workspace; files persist, shell state is lost.
-      this.logger.info('recreating the sandbox agent of a session', { sessionId });
-      await this.spawnFor(entry, signal);
-    }
-    this.lost.delete(sessionId);
-    return { ...entry.handle!, recreated };
-  }
-
   async find(sessionId: string): Promise<SandboxHandle | undefined> {
-    const entry = this.sessions.get(sessionId);
-    if (!entry?.handle || !entry.process || entry.process.hasExited) return undefined;
-    return { ...entry.handle, path: 'discover', recreated: false };
+    const handle = liveHandle(this.sessions.get(sessionId));
+    return handle && { ...handle, path: 'discover', recreated: false };
   }
 
+  /** Re-delivers the token to an agent that restarted unassigned (C-K8S-7), by the one assign path (C-AG-13). */
   async reassign(handle: SandboxHandle, signal: AbortSignal): Promise<void> {
-    try {
-      await this.agent.assign(handle.agentUrl, handle.token, signal);
-    } catch (error) {
-      // 409 `already assigned`: another call re-delivered the token first.
-      if (error instanceof AgentError && error.code === AgentErrorCode.Status && error.status === 409) return;
-      throw error;
-    }
+    await assignAgent(this.agent, handle.agentUrl, handle.token, signal);
   }
 
   onSandboxGone(listener: (sessionId: string) => void): void {
@@ -216,10 +143,13 @@ export class LocalBackend implements SandboxBackend {
     await this.locks.run(sessionId, () => this.destroy(sessionId, false));
   }
 
-  async checkHealth(): Promise<void> {
+  /** Fails (503) when sandboxes cannot start; reports the isolation actually in force either way (C-SEC-4). */
+  async checkHealth(): Promise<BackendHealth> {
     await this.start();
     this.assertOpen();
-    await this.health.check(this.isolationMode);
+    const { posture, probe } = this.running!;
+    await this.health.check(probe);
+    return { details: postureDetails(posture) };
   }
 
   /** SIGTERM to every agent, SIGKILL after the grace; deletes the workspaces. Idempotent. */
@@ -227,120 +157,110 @@ export class LocalBackend implements SandboxBackend {
     this.stopping ??= (async () => {
       this.lifetime.abort();
       this.reaper.stop();
-      this.pool?.close();
+      this.running?.claimer?.close();
       for (const entry of this.sessions.values()) entry.stopping = true;
-      await Promise.all([...this.children].map((child) => stopAgent(child, this.clock, this.stopGraceMs)));
+      await this.running?.spawner.stopAll(this.options.stopGraceMs ?? LOCAL_DEFAULTS.stopGraceMs);
       this.sessions.clear();
       if (this.prepared) await this.workspaces.close().catch((error: unknown) => this.logger.warn('cleaning the state dir failed', { error: messageOf(error) }));
     })();
     return this.stopping;
   }
 
+  private async acquireLocked(sessionId: string, signal: AbortSignal): Promise<SandboxHandle> {
+    let entry = this.sessions.get(sessionId);
+    const live = liveHandle(entry);
+    if (live && entry?.process) {
+      if (await agentResponds(this.agent, live.agentUrl, this.clock, LOCAL_DEFAULTS.probeTimeoutMs)) {
+        this.reaper.touch(sessionId);
+        return { ...live, path: 'discover', recreated: false };
+      }
+      await this.killUnresponsive(entry);
+    }
+    const recreated = entry !== undefined || this.lost.has(sessionId);
+    const { spawner, claimer } = this.running!;
+    if (!entry) {
+      const maxSessions = this.options.maxSessions ?? LOCAL_DEFAULTS.maxSessions;
+      if (this.sessions.size >= maxSessions) {
+        throw new SessionError(
+          SessionErrorCode.CapacityExhausted,
+          `maximum number of sessions (${maxSessions}) reached: end one with DELETE /sessions/{id} or raise --max-sessions`,
+        );
+      }
+      const token = deriveSessionToken(this.options.hmacKey, sessionId);
+      entry = { sessionId, token, workspace: this.workspaces.sessionWorkspace(sessionId), stopping: false };
+      this.sessions.set(sessionId, entry);
+      try {
+        const claimed = await claimer?.claim(sessionId, token, signal);
+        if (claimed) {
+          entry.workspace = claimed.workspace;
+          this.adopt(entry, claimed.agent, 'claim');
+        } else {
+          entry.workspace = await this.workspaces.createSession(sessionId);
+          this.adopt(entry, await spawner.spawn(entry.workspace, token, signal), 'create');
+        }
+      } catch (error) {
+        this.sessions.delete(sessionId);
+        this.reaper.forget(sessionId);
+        await this.workspaces.removeSession(sessionId).catch(() => undefined);
+        throw error;
+      }
+    } else {
+      // Crashed (or unresponsive) agent: a new one in the same workspace; files persist, shell state is lost.
+      this.logger.info('recreating the sandbox agent of a session', { sessionId });
+      this.adopt(entry, await spawner.spawn(entry.workspace, entry.token, signal), 'create');
+    }
+    this.lost.delete(sessionId);
+    return { ...entry.handle!, recreated };
+  }
+
+  private adopt(entry: SessionEntry, agent: Parameters<typeof adoptAgent>[1], path: 'create' | 'claim'): void {
+    adoptAgent(entry, agent, path, (crashed, exit) => {
+      for (const listener of this.goneListeners) listener(entry.sessionId);
+      if (!crashed) return;
+      this.logger.warn('sandbox agent exited; the session gets a new one on its next command', {
+        sessionId: entry.sessionId, exit: describeExit(exit), stderr: agent.process.stderrTail().slice(-500),
+      });
+      this.options.onSessionEnded?.(entry.sessionId, 'crashed');
+    });
+  }
+
   private async prepare(): Promise<void> {
     await this.workspaces.prepare();
     this.prepared = true;
-    const isolation = await resolveIsolation(this.requestedIsolation, this.runner, this.bwrapPath, this.network);
-    this.isolationMode = isolation.mode;
-    await this.endpoints.prepare();
-    if (isolation.fallbackReason) {
-      this.logger.warn('local sandboxes run WITHOUT isolation (--local-isolation=auto)', { reason: isolation.fallbackReason });
-    }
-    if (isolation.mode === 'bwrap') this.bwrapPlan = await planBwrap({
-      hostFs: this.hostFs, bwrapPath: this.bwrapPath, nodePath: this.nodePath, agentEntry: this.agentEntry,
-      stateDir: this.workspaces.stateDir, hostHome: this.options.hostHome, hidePaths: this.options.hidePaths,
+    const sandboxUser = this.options.sandboxUser ?? (process.getuid?.() === 0 ? ROOT_SANDBOX_USER : 'server');
+    const plan = await planSandboxes({
+      isolation: this.options.isolation ?? 'auto', network: this.options.network ?? 'auto',
+      sandboxUser: sandboxUser === 'server' ? undefined : sandboxUser,
+      bwrapPath: this.options.bwrapPath ?? 'bwrap', slirpPath: this.options.slirpPath ?? 'slirp4netns',
+      setprivPath: this.options.setprivPath ?? 'setpriv', nodePath: this.options.nodePath ?? process.execPath,
+      agentEntry: this.agentEntry, stateDir: this.workspaces.stateDir, readOnlyBinds: this.options.readOnlyBinds ?? [],
+      secretPaths: this.options.secretPaths ?? [], runner: this.runner, hostFs: this.hostFs,
+      endpoints: this.options.endpoints, attacher: this.options.networkAttacher,
     });
-    this.pool?.fill();
-  }
-
-  private launchSpec(workspace: string, token: string | undefined, endpoint: AgentEndpoint): LaunchSpec {
-    const { hostEnv = process.env, extraEnv } = this.options;
-    return buildLaunchSpec({
-      isolation: this.isolationMode ?? 'none', nodePath: this.nodePath, agentEntry: this.agentEntry,
-      workspaceHostDir: workspace, token, hostEnv, extraEnv, bwrap: this.bwrapPlan, endpoint,
+    const user = plan.posture.isolation === 'bwrap' && plan.posture.user !== 'server' ? plan.posture.user : undefined;
+    this.workspaces.setOwner(user);
+    await plan.endpoints.prepare();
+    for (const warning of plan.posture.warnings) this.logger.warn(warning);
+    const { hostEnv = process.env, extraEnv, defaultTimeoutSeconds, maxTimeoutSeconds } = this.options;
+    const spawner = new SandboxSpawner({
+      ...plan,
+      launch: {
+        nodePath: this.options.nodePath ?? process.execPath, agentEntry: this.agentEntry, hostEnv, extraEnv,
+        agentEnv: agentTimeouts(defaultTimeoutSeconds, maxTimeoutSeconds),
+      },
+    }, {
+      launcher: this.options.launcher ?? new NodeProcessLauncher(), clock: this.clock, metrics: this.options.metrics,
+      readyTimeoutMs: this.options.readyTimeoutMs ?? LOCAL_DEFAULTS.readyTimeoutMs, logger: this.logger,
     });
-  }
-
-  /** Starts an agent; every child is tracked from spawn on, so shutdown can never miss one (C-HTTP-4). */
-  private async launch(workspace: string, token: string | undefined, signal: AbortSignal): Promise<StartedAgent> {
-    const tracking: ProcessLauncher = { launch: (spec) => this.track(this.launcher.launch(spec)) };
-    const started = this.clock.now();
-    const agent = await startAgentAt(this.endpoints, tracking, (endpoint) => this.launchSpec(workspace, token, endpoint), {
-      clock: this.clock, readyTimeoutMs: this.readyTimeoutMs, signal,
-    });
-    if (this.stopping) {
-      await stopAgent(agent.process, this.clock, 0);
-      throw new SessionError(SessionErrorCode.ShuttingDown, 'server is shutting down');
-    }
-    this.metrics?.sandboxReady(Math.max(0, this.clock.now() - started) / 1000);
-    return agent;
-  }
-
-  private track(child: AgentProcess): AgentProcess {
-    this.children.add(child);
-    void child.exited.then(() => this.children.delete(child));
-    return child;
-  }
-
-  private async spawnFor(entry: SessionEntry, signal: AbortSignal): Promise<void> {
-    const agent = await this.launch(entry.workspace, entry.token, signal);
-    this.adopt(entry, agent, 'create');
-  }
-
-  private adopt(entry: SessionEntry, agent: StartedAgent, path: 'create' | 'claim'): void {
-    entry.stopping = false;
-    entry.process = agent.process;
-    entry.handle = {
-      sessionId: entry.sessionId, agentUrl: agent.url, token: entry.token,
-      sandboxName: `pid-${agent.process.pid}`, path,
-    };
-    void agent.process.exited.then((exit) => {
-      if (entry.process !== agent.process) return;
-      entry.process = undefined;
-      entry.handle = undefined;
-      for (const listener of this.goneListeners) listener(entry.sessionId);
-      if (!entry.stopping) {
-        this.logger.warn('sandbox agent exited; the session gets a new one on its next command', {
-          sessionId: entry.sessionId, exit: describeExit(exit), stderr: agent.process.stderrTail().slice(-500),
-        });
-        this.options.onSessionEnded?.(entry.sessionId, 'crashed');
-      }
-    });
-  }
-
-  private async claimWarm(entry: SessionEntry, signal: AbortSignal): Promise<boolean> {
-    // One attempt: a failed claim falls back to a fresh agent, so a broken pool cannot loop (refills are instant).
-    const warm = this.pool?.take();
-    if (warm && !warm.process.hasExited) {
-      try {
-        await this.agent.assign(warm.url, entry.token, signal);
-        entry.workspace = await this.workspaces.adoptWarm(warm.name, entry.sessionId);
-        this.adopt(entry, warm, 'claim');
-        return true;
-      } catch (error) {
-        this.logger.warn('claiming a warm sandbox agent failed', { error: messageOf(error) });
-        await stopAgent(warm.process, this.clock, 0);
-        await this.workspaces.removeWarm(warm.name).catch(() => undefined);
-        if (signal.aborted) throw new SessionError(SessionErrorCode.Cancelled, 'request cancelled by the client');
-      }
-    }
-    return false;
-  }
-
-  private async startWarm(): Promise<WarmAgent> {
-    const name = `warm-${randomBytes(6).toString('hex')}`;
-    const workspace = await this.workspaces.createWarm(name);
-    try {
-      const agent = await this.launch(workspace, undefined, this.lifetime.signal);
-      const warm: WarmAgent = { ...agent, name };
-      void agent.process.exited.then(() => {
-        // Died while waiting in the pool: replace it (a claimed one is the session's business).
-        if (this.pool?.remove(warm)) void this.workspaces.removeWarm(name).catch(() => undefined);
-      });
-      return warm;
-    } catch (error) {
-      await this.workspaces.removeWarm(name).catch(() => undefined);
-      throw error;
-    }
+    const warmPoolSize = this.options.warmPoolSize ?? LOCAL_DEFAULTS.warmPoolSize;
+    const claimer = warmPoolSize > 0
+      ? new WarmClaimer(warmPoolSize, {
+        clock: this.clock, spawner, workspaces: this.workspaces, agent: this.agent, logger: this.logger,
+        lifetime: this.lifetime.signal,
+      })
+      : undefined;
+    this.running = { posture: plan.posture, spawner, claimer, probe: plan.healthProbe };
+    claimer?.fill();
   }
 
   private async killUnresponsive(entry: SessionEntry): Promise<void> {
@@ -372,7 +292,7 @@ export class LocalBackend implements SandboxBackend {
     else this.lost.delete(sessionId);
     if (entry) {
       entry.stopping = true;
-      if (entry.process) await stopAgent(entry.process, this.clock, this.stopGraceMs);
+      if (entry.process) await stopAgent(entry.process, this.clock, this.options.stopGraceMs ?? LOCAL_DEFAULTS.stopGraceMs);
     }
     await this.workspaces.removeSession(sessionId);
     if (entry) this.options.onSessionEnded?.(sessionId, lostState ? 'idle' : 'released');
@@ -383,6 +303,11 @@ export class LocalBackend implements SandboxBackend {
   }
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** C-AG-14: the agent's own bounds are the server's, so no hidden lower cap (the agent defaults to 60/300 s). */
+function agentTimeouts(defaultSeconds?: number, maxSeconds?: number): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (maxSeconds !== undefined) env.SANDBOX_MAX_TIMEOUT_SECONDS = String(maxSeconds);
+  const fallback = maxSeconds === undefined ? undefined : Math.min(60, maxSeconds);
+  if ((defaultSeconds ?? fallback) !== undefined) env.SANDBOX_DEFAULT_TIMEOUT_SECONDS = String(defaultSeconds ?? fallback);
+  return env;
 }

@@ -2,16 +2,20 @@ import type { Clock } from '../clock.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { CommandRunner } from './command-runner.js';
 import type { HostFs } from './host-fs.js';
-import { probeBash, probeBwrap } from './isolation.js';
+import { probeBash, probeCommand, type SandboxPosture } from './isolation.js';
 
 export interface LocalHealthInput {
   hostFs: HostFs;
   runner: CommandRunner;
   clock: Clock;
   agentEntry: string;
-  bwrapPath: string;
   /** How long a probe result is reused, so frequent `/health` calls do not spawn processes each time. */
   cacheMs: number;
+}
+
+export interface ProbeCommand {
+  command: string;
+  args: string[];
 }
 
 /** `/health` of the local backend (C-HTTP-2): the agent is built and bash (and bwrap, when used) can start. */
@@ -20,16 +24,26 @@ export class LocalHealth {
 
   constructor(private readonly input: LocalHealthInput) {}
 
-  async check(isolation: 'bwrap' | 'none' | undefined): Promise<void> {
-    const { hostFs, runner, clock, agentEntry, bwrapPath, cacheMs } = this.input;
+  async check(bwrapProbe: ProbeCommand | undefined): Promise<void> {
+    const { hostFs, runner, clock, agentEntry, cacheMs } = this.input;
     if (!(await hostFs.isFile(agentEntry))) {
       throw new SessionError(SessionErrorCode.SandboxUnavailable, `sandbox agent not found at ${agentEntry}: build it first (npm run build)`);
     }
     const now = clock.now();
     if (!this.probe || now - this.probe.at >= cacheMs) {
-      const problem = (await probeBash(runner)) ?? (isolation === 'bwrap' ? await probeBwrap(runner, bwrapPath) : undefined);
+      const problem = (await probeBash(runner)) ?? (bwrapProbe ? await probeCommand(runner, bwrapProbe, 'bubblewrap') : undefined);
       this.probe = { at: now, problem };
     }
     if (this.probe.problem) throw new SessionError(SessionErrorCode.SandboxUnavailable, this.probe.problem);
   }
+}
+
+/** `/health` details (C-SEC-2, C-SEC-4): what isolation is really in force, and every warning about it. */
+export function postureDetails(posture: SandboxPosture): Record<string, unknown> {
+  return {
+    isolation: posture.isolation,
+    network: posture.network,
+    sandbox_user: posture.isolation === 'none' || posture.user === 'server' ? 'server user' : `uid ${posture.user.uid}`,
+    ...(posture.warnings.length > 0 ? { warnings: posture.warnings } : {}),
+  };
 }

@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Readable } from 'node:stream';
-import { describeExit, type AgentProcess, type LaunchSpec, type ProcessExit, type ProcessLauncher } from './process-launcher.js';
+import type { Readable, Writable } from 'node:stream';
+import {
+  describeExit, FIRST_EXTRA_FD, type AgentProcess, type LaunchSpec, type ProcessExit, type ProcessLauncher,
+} from './process-launcher.js';
 
 const STDERR_TAIL_BYTES = 4096;
 const READY_LINE_MAX = 64;
 const PIPE_CLOSE_WAIT_MS = 2_000;
+const INFO_MAX_BYTES = 4096;
 
 /**
  * Spawns sandbox processes detached (own process group, so a group signal reaches everything the agent left in
@@ -13,13 +16,22 @@ const PIPE_CLOSE_WAIT_MS = 2_000;
  */
 export class NodeProcessLauncher implements ProcessLauncher {
   launch(spec: LaunchSpec): AgentProcess {
+    const extra = spec.extraFds ?? [];
     const child = spawn(spec.command, spec.args, {
       cwd: spec.cwd,
       env: spec.env,
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', ...extra.map(() => 'pipe' as const)],
       detached: true,
     });
-    return new NodeAgentProcess(child);
+    let info: Readable | undefined;
+    extra.forEach((fd, index) => {
+      const stream = child.stdio[FIRST_EXTRA_FD + index] as (Readable & Writable) | null;
+      if (!stream) return;
+      stream.on('error', () => undefined);
+      if (fd.kind === 'data') stream.end(fd.content);
+      else info = stream;
+    });
+    return new NodeAgentProcess(child, info);
   }
 }
 
@@ -29,7 +41,9 @@ class NodeAgentProcess implements AgentProcess {
   private exitSeen = false;
   private tail = '';
 
-  constructor(private readonly child: ChildProcess) {
+  readonly sandboxPid: Promise<number | undefined>;
+
+  constructor(private readonly child: ChildProcess, info?: Readable) {
     const readyPipe = child.stdio[3] as Readable | null;
     // The agent keeps fd 3 open for its whole life. Under bwrap our child is bwrap, whose sandbox dies a moment
     // after it (PR_SET_PDEATHSIG); EOF on fd 3 says the agent itself is gone, so "exited" means the sandbox no
@@ -62,6 +76,7 @@ class NodeAgentProcess implements AgentProcess {
     });
     this.readyLine = readFirstLine(readyPipe, this.exited);
     this.readyLine.catch(() => undefined);
+    this.sandboxPid = info ? readChildPid(info, this.exited) : Promise.resolve(undefined);
   }
 
   get pid(): number {
@@ -110,5 +125,23 @@ function readFirstLine(stream: Readable | null, exited: Promise<ProcessExit>): P
     stream.once('end', () => reject(new Error('agent closed the ready pipe without writing its port')));
     stream.once('error', (error) => reject(error));
     void exited.then((exit) => reject(new Error(describeExit(exit))));
+  });
+}
+
+/** bubblewrap's `--info-fd` document: `{"child-pid": N, …}`, written once, then the descriptor is closed. */
+function readChildPid(stream: Readable, exited: Promise<ProcessExit>): Promise<number | undefined> {
+  return new Promise((resolve) => {
+    let text = '';
+    const settle = (): void => {
+      stream.destroy();
+      const pid = /"child-pid"\s*:\s*(\d+)/.exec(text)?.[1];
+      resolve(pid === undefined ? undefined : Number(pid));
+    };
+    stream.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      if (/}\s*$/.test(text) || text.length > INFO_MAX_BYTES) settle();
+    });
+    stream.once('end', settle);
+    void exited.then(settle);
   });
 }

@@ -5,7 +5,17 @@ export interface LaunchSpec {
   /** The complete environment of the child (built from an allow-list, never the server's env). */
   env: Record<string, string>;
   cwd: string;
+  /**
+   * Descriptors from fd 4 on, in order: `info` is read for bubblewrap's `--info-fd` JSON (the sandbox's pid),
+   * `data` is a pipe carrying `content` (bubblewrap's `--ro-bind-data`).
+   */
+  extraFds?: readonly LaunchFd[];
 }
+
+export type LaunchFd = { readonly kind: 'info' } | { readonly kind: 'data'; readonly content: string };
+
+/** First descriptor of `LaunchSpec.extraFds` (0–2 are stdio, 3 is the agent's ready pipe). */
+export const FIRST_EXTRA_FD = 4;
 
 export interface ProcessExit {
   code: number | null;
@@ -21,6 +31,11 @@ export interface AgentProcess {
   readonly readyLine: Promise<string>;
   /** Settles once, when the process has exited; never rejects. */
   readonly exited: Promise<ProcessExit>;
+  /**
+   * The `child-pid` bubblewrap reported on the `info` descriptor (its first namespaced process, seen from the
+   * host); undefined without one, or when the process ended first.
+   */
+  readonly sandboxPid: Promise<number | undefined>;
   /** True once the exit was observed. */
   readonly hasExited: boolean;
   kill(signal: 'SIGTERM' | 'SIGKILL'): void;

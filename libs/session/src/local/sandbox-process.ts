@@ -1,7 +1,6 @@
 import { classifyAgentFailure } from '../agent-failure.js';
 import { delay, type Clock } from '../clock.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
-import type { AgentEndpoint, AgentEndpoints } from './agent-endpoint.js';
 import type { LocalAgentPort } from './local-backend.options.js';
 import { type AgentProcess, type LaunchSpec, type ProcessLauncher } from './process-launcher.js';
 
@@ -17,6 +16,11 @@ export interface StartOptions {
   signal: AbortSignal;
   /** The agent URL for its ready line, undefined when the line is not what this launch expects. */
   urlFor: (readyLine: string) => string | undefined;
+  /**
+   * More that must be up before the sandbox counts as ready (its network, C-SEC-2), started once the process
+   * is; its rejection message becomes the start failure.
+   */
+  alongside?: (child: AgentProcess) => Promise<unknown>;
 }
 
 /**
@@ -30,11 +34,18 @@ export async function startAgent(launcher: ProcessLauncher, spec: LaunchSpec, op
   options.signal.addEventListener('abort', onAbort, { once: true });
   const timedOut = delay(options.clock, options.readyTimeoutMs, timeout.signal).then((fired) => ({ kind: 'timeout' as const, fired }));
   try {
+    const alongside = (options.alongside?.(child) ?? Promise.resolve()).then(
+      () => undefined,
+      (error: unknown) => ({ kind: 'broken' as const, reason: error instanceof Error ? error.message : String(error) }),
+    );
     const outcome = await Promise.race([
-      child.readyLine.then(
-        (line) => ({ kind: 'ready' as const, line }),
-        (error: Error) => ({ kind: 'failed' as const, reason: error.message }),
-      ),
+      Promise.all([
+        child.readyLine.then(
+          (line) => ({ kind: 'ready' as const, line }),
+          (error: Error) => ({ kind: 'failed' as const, reason: error.message }),
+        ),
+        alongside,
+      ]).then(([agent, other]) => (agent.kind === 'failed' ? agent : other ?? agent)),
       timedOut,
     ]);
     if (outcome.kind === 'ready') {
@@ -42,7 +53,8 @@ export async function startAgent(launcher: ProcessLauncher, spec: LaunchSpec, op
       if (url !== undefined) return { process: child, url };
       throw unavailable(`agent reported an invalid endpoint ${JSON.stringify(outcome.line.slice(0, 32))}`);
     }
-    if (outcome.kind === 'failed') throw unavailable(`agent ${outcome.reason} before it was ready`);
+    if (outcome.kind === 'failed') throw unavailable(`agent ${outcome.reason} before it was ready${lastLineOf(child.stderrTail())}`);
+    if (outcome.kind === 'broken') throw unavailable(outcome.reason);
     if (!outcome.fired || options.signal.aborted) throw new SessionError(SessionErrorCode.Cancelled, 'request cancelled by the client');
     throw unavailable(`agent not ready within ${options.readyTimeoutMs} ms`);
   } catch (error) {
@@ -52,32 +64,6 @@ export async function startAgent(launcher: ProcessLauncher, spec: LaunchSpec, op
   } finally {
     options.signal.removeEventListener('abort', onAbort);
     timeout.abort();
-  }
-}
-
-/**
- * Allocates an endpoint (agent-endpoint.ts), starts the agent on it and releases the endpoint once the process is
- * gone — or at once when it never started.
- */
-export async function startAgentAt(
-  endpoints: AgentEndpoints, launcher: ProcessLauncher, specFor: (endpoint: AgentEndpoint) => LaunchSpec,
-  options: Omit<StartOptions, 'urlFor'>,
-): Promise<StartedAgent> {
-  const endpoint = await endpoints.allocate();
-  let spawned = false;
-  const releasing: ProcessLauncher = {
-    launch: (spec) => {
-      const child = launcher.launch(spec);
-      spawned = true;
-      void child.exited.then(() => endpoint.release()).catch(() => undefined);
-      return child;
-    },
-  };
-  try {
-    return await startAgent(releasing, specFor(endpoint), { ...options, urlFor: endpoint.urlFor });
-  } catch (error) {
-    if (!spawned) await endpoint.release().catch(() => undefined);
-    throw error;
   }
 }
 
@@ -94,6 +80,12 @@ export async function stopAgent(child: AgentProcess, clock: Clock, graceMs: numb
   stopWaiting.abort();
   if (!exitedInTime) child.kill('SIGKILL');
   await child.exited;
+}
+
+/** The sandbox's last stderr line (bubblewrap's own errors are one line), bounded; never the agent's token. */
+function lastLineOf(stderr: string): string {
+  const line = stderr.trim().split('\n').at(-1)?.trim() ?? '';
+  return line === '' || line.startsWith('{') ? '' : `: ${line.slice(0, 200)}`;
 }
 
 function unavailable(reason: string): SessionError {

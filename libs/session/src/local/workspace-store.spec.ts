@@ -18,7 +18,7 @@ describe(FsWorkspaceStore.name, () => {
     await mkdir(join(stateDir, 'sessions/old/workspace'), { recursive: true });
     await writeFile(join(stateDir, 'sessions/old/workspace/f'), 'x');
     await writeFile(join(stateDir, 'local-backend.pid'), '999999999\n');
-    const store = new FsWorkspaceStore(stateDir, () => false);
+    const store = new FsWorkspaceStore(stateDir, { pid: process.pid, isAlive: () => false });
     await store.prepare();
     expect(existsSync(join(stateDir, 'sessions/old'))).toBe(false);
     expect(statSync(stateDir).mode & 0o777).toBe(0o700);
@@ -28,9 +28,38 @@ describe(FsWorkspaceStore.name, () => {
   it('refuses a state dir held by another live server', async () => {
     await mkdir(stateDir, { recursive: true });
     await writeFile(join(stateDir, 'local-backend.pid'), '4242\n');
-    await expect(new FsWorkspaceStore(stateDir, (pid) => pid === 4242).prepare()).rejects.toThrow(
+    await expect(new FsWorkspaceStore(stateDir, { pid: process.pid, isAlive: (pid) => pid === 4242 }).prepare()).rejects.toThrow(
       /state directory .* is in use by process 4242: give each server its own --state-dir/,
     );
+  });
+
+  it('of two servers starting together on one state dir, exactly one gets it', async () => {
+    const alive = new Set([1001, 1002]);
+    const stores = [1001, 1002].map((pid) => new FsWorkspaceStore(stateDir, { pid, isAlive: (p) => alive.has(p) }));
+    const outcomes = await Promise.allSettled(stores.map((store) => store.prepare()));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: { message: expect.stringMatching(/is in use by process 100[12]/) } });
+  });
+
+  it('of two servers taking over a dead server\'s lock together, exactly one gets it', async () => {
+    await mkdir(stateDir, { recursive: true });
+    await writeFile(join(stateDir, 'local-backend.pid'), '999999999\n');
+    const alive = new Set([1001, 1002]);
+    const stores = [1001, 1002].map((pid) => new FsWorkspaceStore(stateDir, { pid, isAlive: (p) => alive.has(p) }));
+    const outcomes = await Promise.allSettled(stores.map((store) => store.prepare()));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const winner = outcomes.findIndex((o) => o.status === 'fulfilled');
+    expect((await readFile(join(stateDir, 'local-backend.pid'), 'utf8')).trim()).toBe(String(1001 + winner));
+  });
+
+  it('gives new workspaces to the sandbox user of a root server', async () => {
+    const store = new FsWorkspaceStore(stateDir);
+    await store.prepare();
+    const me = { uid: process.getuid!(), gid: process.getgid!() };
+    store.setOwner(me);
+    const workspace = await store.createSession('s1');
+    expect(statSync(workspace)).toMatchObject(me);
+    expect(statSync(join(workspace, '.cli-mcp'))).toMatchObject(me);
   });
 
   it('creates 0700 session workspaces with the output dir and removes them idempotently', async () => {

@@ -1,6 +1,7 @@
-import { chmod, mkdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readlink, rm, symlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { SessionError, SessionErrorCode } from '../session-error.js';
+import type { SandboxUser } from './bwrap-command.js';
+import { acquireStateDirLock, releaseStateDirLock, type LockIdentity } from './state-dir-lock.js';
 
 /**
  * The backend's directories under the state dir (all 0700):
@@ -19,6 +20,8 @@ export interface WorkspaceStore {
   adoptWarm(name: string, sessionId: string): Promise<string>;
   removeSession(sessionId: string): Promise<void>;
   removeWarm(name: string): Promise<void>;
+  /** Sandboxes run as `owner` (a root server's unprivileged sandbox user): new workspaces belong to it. */
+  setOwner(owner: SandboxUser | undefined): void;
   /** Deletes every workspace and releases the lock (shutdown). */
   close(): Promise<void>;
 }
@@ -31,7 +34,9 @@ export class FsWorkspaceStore implements WorkspaceStore {
   private readonly sessionsDir: string;
   private readonly warmDir: string;
 
-  constructor(stateDir: string, private readonly isAlive: (pid: number) => boolean = processIsAlive) {
+  private owner?: SandboxUser;
+
+  constructor(stateDir: string, private readonly self: LockIdentity = { pid: process.pid, isAlive: processIsAlive }) {
     this.stateDir = resolve(stateDir);
     this.sessionsDir = join(this.stateDir, 'sessions');
     this.warmDir = join(this.stateDir, 'warm');
@@ -40,12 +45,16 @@ export class FsWorkspaceStore implements WorkspaceStore {
   async prepare(): Promise<void> {
     await mkdir(this.stateDir, { recursive: true, mode: PRIVATE });
     await chmod(this.stateDir, PRIVATE);
-    await this.lock();
+    await acquireStateDirLock(join(this.stateDir, LOCK_FILE), this.stateDir, this.self);
     // Sandboxes die with their server, so leftovers belong to nobody: start clean.
     await rm(this.sessionsDir, { recursive: true, force: true });
     await rm(this.warmDir, { recursive: true, force: true });
     await mkdir(this.sessionsDir, { mode: PRIVATE });
     await mkdir(this.warmDir, { mode: PRIVATE });
+  }
+
+  setOwner(owner: SandboxUser | undefined): void {
+    this.owner = owner;
   }
 
   sessionWorkspace(sessionId: string): string {
@@ -80,8 +89,7 @@ export class FsWorkspaceStore implements WorkspaceStore {
   async close(): Promise<void> {
     await rm(this.sessionsDir, { recursive: true, force: true });
     await rm(this.warmDir, { recursive: true, force: true });
-    const lock = join(this.stateDir, LOCK_FILE);
-    if ((await readFile(lock, 'utf8').catch(() => '')).trim() === String(process.pid)) await rm(lock, { force: true });
+    await releaseStateDirLock(join(this.stateDir, LOCK_FILE), this.self);
   }
 
   private async createWorkspace(dir: string): Promise<string> {
@@ -89,19 +97,11 @@ export class FsWorkspaceStore implements WorkspaceStore {
     await mkdir(dir, { mode: PRIVATE });
     await mkdir(workspace, { mode: PRIVATE });
     await mkdir(join(workspace, '.cli-mcp'), { mode: PRIVATE });
-    return workspace;
-  }
-
-  private async lock(): Promise<void> {
-    const path = join(this.stateDir, LOCK_FILE);
-    const holder = Number.parseInt((await readFile(path, 'utf8').catch(() => '')).trim(), 10);
-    if (Number.isInteger(holder) && holder !== process.pid && this.isAlive(holder)) {
-      throw new SessionError(
-        SessionErrorCode.SandboxUnavailable,
-        `state directory ${this.stateDir} is in use by process ${holder}: give each server its own --state-dir`,
-      );
+    if (this.owner) {
+      await chown(workspace, this.owner.uid, this.owner.gid);
+      await chown(join(workspace, '.cli-mcp'), this.owner.uid, this.owner.gid);
     }
-    await writeFile(path, `${process.pid}\n`, { mode: 0o600 });
+    return workspace;
   }
 }
 

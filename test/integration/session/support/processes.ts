@@ -57,13 +57,17 @@ function commandLine(pid: number): string {
   }
 }
 
+/** How the agent's entry appears on its command line inside a bubblewrap sandbox (bound alone, C-SEC-1). */
+const SANDBOXED_ENTRY = '/.cli-mcp/agent/main.js';
+
 /**
  * The node process running the agent: the sandbox process itself (isolation none) or its descendant inside
  * bwrap. Killing it is a genuine agent crash (bwrap then exits because its command did).
  */
 export function agentPidOf(sandboxPid: number, agentEntry: string): number {
   const candidates = [sandboxPid, ...descendantsOf(sandboxPid)];
-  const agent = candidates.find((pid) => commandLine(pid).includes(agentEntry) && !commandLine(pid).includes('bwrap'));
+  const isAgent = (line: string): boolean => (line.includes(agentEntry) || line.includes(SANDBOXED_ENTRY)) && !line.includes('bwrap');
+  const agent = candidates.find((pid) => isAgent(commandLine(pid)));
   if (agent === undefined) throw new Error(`no agent process under ${sandboxPid}`);
   return agent;
 }

@@ -1,0 +1,97 @@
+import { SANDBOX_WORKSPACE, type SandboxView } from './sandbox-view.js';
+
+/** The network a sandbox gets once `auto` is resolved (docs/local-backend.md "Network"). */
+export type SandboxNetworkMode = 'isolated' | 'host' | 'none';
+
+/** An unprivileged identity for sandboxes of a server running as root (docs/local-backend.md "Sandbox user"). */
+export interface SandboxUser {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+export interface BwrapCommandInput {
+  bwrapPath: string;
+  /** util-linux `setpriv`, used only with `dropTo`. */
+  setprivPath: string;
+  view: SandboxView;
+  network: SandboxNetworkMode;
+  /** Set when the server runs as root: the sandbox runs as this user instead. */
+  dropTo?: SandboxUser;
+  /** Outer bubblewrap writes its child's pid here (slirp4netns attaches to that process's namespaces). */
+  infoFd?: number;
+  /** One descriptor per `view.files` entry, carrying its content. */
+  fileFds: readonly number[];
+  command: readonly string[];
+}
+
+/**
+ * Two bubblewrap levels (docs/local-backend.md "How a sandbox is built"), because one cannot do both:
+ *
+ * - the outer one builds the filesystem view from host paths (as the server user, so it can reach a state dir
+ *   under a private home) and, unless the network is shared, a network namespace owned by a user namespace the
+ *   server user owns, so slirp4netns can join it from outside;
+ * - the inner one, started as the sandbox user (root servers: via `setpriv`, since a user namespace made by
+ *   root cannot map anyone else), adds the user namespace with nested user namespaces disabled, the pid, ipc, uts
+ *   and cgroup namespaces, a new session and no capabilities (C-SEC-3), and re-binds only the view's own paths.
+ */
+export function buildBwrapCommand(input: BwrapCommandInput): { command: string; args: string[] } {
+  // Own pid namespace for the outer level too: when its launcher dies (the server was killed), its pid 1 dies
+  // and the kernel kills everything in the namespace. Parent-death signals alone do not reach a root server's
+  // sandboxes: the outer launcher drops its capabilities, so it may not signal the sandbox user.
+  const outer = ['--die-with-parent', '--unshare-pid'];
+  if (input.dropTo === undefined) outer.push('--unshare-user');
+  if (input.network !== 'host') outer.push('--unshare-net');
+  if (input.infoFd !== undefined) outer.push('--info-fd', String(input.infoFd));
+  outer.push(...parentDirs(input.view));
+  for (const mount of input.view.mounts) {
+    if (mount.kind === 'symlink') outer.push('--symlink', mount.target, mount.dest);
+    else outer.push(mount.kind === 'bind' ? '--bind' : '--ro-bind', mount.source, mount.dest);
+  }
+  // A proc mount in a user namespace needs a fully visible procfs in its mount namespace: the host's, which the
+  // inner level then replaces with its own (the sandbox never sees it). The inner bubblewrap builds its root on
+  // /tmp, so that must exist.
+  outer.push('--dev', '/dev', '--bind', '/proc', '/proc', '--tmpfs', '/tmp', '--remount-ro', '/', '--');
+  if (input.dropTo !== undefined) {
+    outer.push(input.setprivPath, `--reuid=${input.dropTo.uid}`, `--regid=${input.dropTo.gid}`, '--clear-groups', '--');
+  }
+  return { command: input.bwrapPath, args: [...outer, input.bwrapPath, ...innerArgs(input)] };
+}
+
+function innerArgs(input: BwrapCommandInput): string[] {
+  const args = [
+    '--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup',
+    '--hostname', 'cli-mcp-sandbox', '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
+  ];
+  args.push(...parentDirs(input.view));
+  for (const mount of input.view.mounts) {
+    if (mount.kind === 'symlink') args.push('--symlink', mount.target, mount.dest);
+    else args.push(mount.kind === 'bind' ? '--bind' : '--ro-bind', mount.dest, mount.dest);
+  }
+  args.push('--dev', '/dev', '--proc', '/proc');
+  for (const dir of input.view.privateDirs) {
+    // bubblewrap creates a tmpfs's mount point but not its parents (/var of /var/tmp).
+    const parent = dir.slice(0, dir.lastIndexOf('/'));
+    if (parent !== '' && !args.includes(parent)) args.push('--dir', parent);
+    args.push('--tmpfs', dir);
+  }
+  input.view.files.forEach((file, index) => args.push('--ro-bind-data', String(input.fileFds[index]), file.dest));
+  args.push('--remount-ro', '/');
+  if (input.view.mounts.some((mount) => mount.dest === SANDBOX_WORKSPACE)) args.push('--chdir', SANDBOX_WORKSPACE);
+  args.push('--', ...input.command);
+  return args;
+}
+
+/**
+ * bubblewrap creates missing parents of a mount point 0700, owned by whoever runs it, which the sandbox user could
+ * not traverse (`/.cli-mcp` above the agent's files): create them 0755 first.
+ */
+function parentDirs(view: SandboxView): string[] {
+  const dests = new Set(view.mounts.map((mount) => mount.dest));
+  const parents: string[] = [];
+  for (const dest of dests) {
+    for (let dir = dest.slice(0, dest.lastIndexOf('/')); dir !== ''; dir = dir.slice(0, dir.lastIndexOf('/'))) {
+      if (!dests.has(dir) && !parents.includes(dir)) parents.push(dir);
+    }
+  }
+  return parents.sort((a, b) => a.length - b.length).flatMap((dir) => ['--perms', '0755', '--dir', dir]);
+}

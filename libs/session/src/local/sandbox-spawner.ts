@@ -1,0 +1,122 @@
+import type { Clock } from '../clock.js';
+import { SessionError, SessionErrorCode } from '../session-error.js';
+import type { SessionMetrics } from '../session-metrics.js';
+import type { AgentEndpoint, AgentEndpoints } from './agent-endpoint.js';
+import type { BwrapCommandInput } from './bwrap-command.js';
+import { buildLaunchSpec, type LaunchInput } from './launch-spec.js';
+import type { SandboxPosture } from './isolation.js';
+import type { AgentProcess, ProcessLauncher } from './process-launcher.js';
+import { startAgent, stopAgent, type StartedAgent } from './sandbox-process.js';
+import { sandboxView, type ViewBase } from './sandbox-view.js';
+import type { NetworkAttacher, SandboxNetwork } from './slirp-network.js';
+
+export interface SpawnerLogger {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Everything the spawner needs, fixed once the backend has resolved its posture at start. */
+export interface SpawnerPlan {
+  posture: SandboxPosture;
+  /** Unset without bubblewrap. */
+  viewBase?: ViewBase;
+  bwrap?: Omit<BwrapCommandInput, 'view' | 'network' | 'command' | 'infoFd' | 'fileFds'>;
+  /** The parts of the launch input every agent shares (node, entry, env). */
+  launch: Omit<LaunchInput, 'isolation' | 'workspaceHostDir' | 'token' | 'endpoint' | 'bwrap'>;
+  endpoints: AgentEndpoints;
+  /** With `posture.network === 'isolated'`. */
+  attacher?: NetworkAttacher;
+}
+
+export interface SpawnerOptions {
+  launcher: ProcessLauncher;
+  clock: Clock;
+  readyTimeoutMs: number;
+  metrics?: SessionMetrics;
+  logger: SpawnerLogger;
+}
+
+/**
+ * Starts sandbox agents (docs/local-backend.md "How a sandbox is built"): an endpoint, the launch spec from the
+ * view and posture, the process, and with `isolated` networking its slirp4netns — ready only when both the agent
+ * and the network are up. Every process it starts is tracked from spawn on, and a sandbox's network always ends
+ * with it, so shutdown can miss nothing (C-HTTP-4).
+ */
+export class SandboxSpawner {
+  private readonly children = new Set<AgentProcess>();
+  private readonly networks = new Set<SandboxNetwork>();
+  private closing = false;
+
+  constructor(private readonly plan: SpawnerPlan, private readonly options: SpawnerOptions) {}
+
+  async spawn(workspace: string, token: string | undefined, signal: AbortSignal): Promise<StartedAgent> {
+    const endpoint = await this.plan.endpoints.allocate();
+    let spawned = false;
+    const tracking: ProcessLauncher = {
+      launch: (spec) => {
+        const child = this.options.launcher.launch(spec);
+        spawned = true;
+        this.children.add(child);
+        void child.exited.then(() => {
+          this.children.delete(child);
+          return endpoint.release();
+        }).catch(() => undefined);
+        return child;
+      },
+    };
+    const started = this.options.clock.now();
+    try {
+      const agent = await startAgent(tracking, buildLaunchSpec(this.launchInput(workspace, token, endpoint)), {
+        clock: this.options.clock, readyTimeoutMs: this.options.readyTimeoutMs, signal, urlFor: endpoint.urlFor,
+        alongside: this.plan.posture.network === 'isolated' ? (child) => this.attachNetwork(child) : undefined,
+      });
+      if (this.closing) {
+        await stopAgent(agent.process, this.options.clock, 0);
+        throw new SessionError(SessionErrorCode.ShuttingDown, 'server is shutting down');
+      }
+      this.options.metrics?.sandboxReady(Math.max(0, this.options.clock.now() - started) / 1000);
+      return agent;
+    } catch (error) {
+      if (!spawned) await endpoint.release().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * SIGTERM to every sandbox, SIGKILL after `graceMs`; resolves when they and their networks are gone. A start
+   * that completes afterwards is stopped at once (ShuttingDown).
+   */
+  async stopAll(graceMs: number): Promise<void> {
+    this.closing = true;
+    await Promise.all([...this.children].map((child) => stopAgent(child, this.options.clock, graceMs)));
+    await Promise.all([...this.networks].map((network) => network.close()));
+  }
+
+  private launchInput(workspace: string, token: string | undefined, endpoint: AgentEndpoint): LaunchInput {
+    const { posture, viewBase, bwrap, launch } = this.plan;
+    const input: LaunchInput = { ...launch, isolation: posture.isolation, workspaceHostDir: workspace, token, endpoint };
+    if (posture.isolation === 'bwrap') {
+      if (!viewBase || !bwrap) throw new SessionError(SessionErrorCode.SandboxUnavailable, 'bubblewrap isolation without a sandbox view');
+      input.bwrap = { ...bwrap, network: posture.network, view: sandboxView(viewBase, workspace, endpoint.socketDir) };
+    }
+    return input;
+  }
+
+  /** The network lives exactly as long as the sandbox: closed when it exits, and a sandbox that lost it ends. */
+  private async attachNetwork(child: AgentProcess): Promise<void> {
+    const attacher = this.plan.attacher;
+    if (!attacher) throw new Error('no network attacher for isolated networking');
+    const pid = await child.sandboxPid;
+    if (pid === undefined) throw new Error('bubblewrap reported no sandbox pid, so its network cannot be attached');
+    const gone = new AbortController();
+    void child.exited.then(() => gone.abort());
+    const network = await attacher.attach(pid, gone.signal);
+    this.networks.add(network);
+    void child.exited.then(() => network.close());
+    void network.exited.then(() => {
+      this.networks.delete(network);
+      if (child.hasExited) return;
+      this.options.logger.warn('the network of a sandbox ended; ending the sandbox too', { pid: child.pid });
+      child.kill('SIGKILL');
+    });
+  }
+}

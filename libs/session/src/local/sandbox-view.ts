@@ -1,0 +1,113 @@
+import { dirname, join, posix, resolve } from 'node:path';
+import type { HostFs, RootEntry } from './host-fs.js';
+
+/** Where the agent's own files appear in a sandbox (C-SEC-1: bound alone, never the checkout around them). */
+export const SANDBOX_AGENT_DIR = '/.cli-mcp/agent';
+export const SANDBOX_NODE = '/.cli-mcp/node';
+/** The Unix-socket agent's directory (`--local-network isolated|none`), the only writable place besides /workspace and the private dirs. */
+export const SANDBOX_SOCKET_DIR = '/.cli-mcp/socket';
+export const SANDBOX_WORKSPACE = '/workspace';
+
+/** Top-level host entries a sandbox sees read-only (docs/local-backend.md "What a sandbox sees"). */
+export const SYSTEM_ENTRIES = ['usr', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32', 'etc', 'opt'] as const;
+/** Private, empty, writable per sandbox. `/run` replaces the host's (sockets, D-Bus, container engines). */
+export const PRIVATE_DIRS = ['/tmp', '/var/tmp', '/run'] as const;
+/** Paths the sandbox layout owns; `--local-ro-bind` may not cover them. */
+export const RESERVED_PATHS = ['/', '/workspace', '/.cli-mcp', '/proc', '/dev', ...PRIVATE_DIRS] as const;
+/** node-pty (tty mode, loaded lazily by the agent) needs only these parts of its package at run time. */
+const NODE_PTY_PARTS = ['package.json', 'lib', 'build/Release'] as const;
+
+/** One host-sourced entry of the sandbox's filesystem, in mount order. */
+export type ViewMount =
+  | { readonly kind: 'ro-bind' | 'bind'; readonly source: string; readonly dest: string }
+  | { readonly kind: 'symlink'; readonly target: string; readonly dest: string };
+
+/** A file the sandbox gets with generated content (e.g. its resolv.conf), mounted read-only. */
+export interface ViewFile {
+  readonly dest: string;
+  readonly content: string;
+}
+
+/** Everything a sandbox can see; nothing else of the host exists in it (deny by default, C-SEC-1). */
+export interface SandboxView {
+  readonly mounts: readonly ViewMount[];
+  readonly files: readonly ViewFile[];
+  readonly privateDirs: readonly string[];
+  /** Path of the agent entry inside the sandbox. */
+  readonly agentEntry: string;
+}
+
+/** The per-server part of the view: system paths, agent files, extra binds (planned once at start). */
+export interface ViewBase {
+  readonly mounts: readonly ViewMount[];
+  readonly files: readonly ViewFile[];
+  readonly agentEntry: string;
+}
+
+export interface ViewBaseInput {
+  hostFs: HostFs;
+  nodePath: string;
+  agentEntry: string;
+  /** `--local-ro-bind`, already validated (local-ro-binds.ts). */
+  extraReadOnly: readonly string[];
+  /** The sandbox's /etc/resolv.conf, when the network mode needs its own (sandbox-dns.ts). */
+  resolvConf?: string;
+}
+
+/**
+ * Plans the server-wide part of the view: the documented system entries of `/` (symlinks stay symlinks, so
+ * merged-/usr systems look the same), the agent bundle, node-pty and the Node binary at fixed paths, then the
+ * operator's extra read-only paths.
+ */
+export async function planViewBase(input: ViewBaseInput): Promise<ViewBase> {
+  const { hostFs } = input;
+  const mounts: ViewMount[] = systemMounts(await hostFs.listRoot());
+  const entryReal = await hostFs.realpath(input.agentEntry).catch(() => resolve(input.agentEntry));
+  const bundleDir = dirname(entryReal);
+  mounts.push({ kind: 'ro-bind', source: bundleDir, dest: SANDBOX_AGENT_DIR });
+  const ptyParent = await hostFs.findUp(bundleDir, 'node_modules/node-pty');
+  if (ptyParent !== undefined) {
+    for (const part of NODE_PTY_PARTS) {
+      const source = join(ptyParent, 'node_modules/node-pty', part);
+      if ((await hostFs.isFile(source)) || (await hostFs.isDirectory(source))) {
+        // Beside the bundle, where `import('node-pty')` from it looks next (the bundle's own directory is read-only).
+        mounts.push({ kind: 'ro-bind', source, dest: posix.join(SANDBOX_AGENT_DIR, '../node_modules/node-pty', part) });
+      }
+    }
+  }
+  mounts.push({ kind: 'ro-bind', source: await hostFs.realpath(input.nodePath).catch(() => input.nodePath), dest: SANDBOX_NODE });
+  for (const path of input.extraReadOnly) mounts.push({ kind: 'ro-bind', source: path, dest: path });
+  const files = input.resolvConf === undefined ? [] : [{ dest: await resolvConfDest(hostFs), content: input.resolvConf }];
+  return { mounts, files, agentEntry: posix.join(SANDBOX_AGENT_DIR, posix.basename(entryReal)) };
+}
+
+/** The view of one sandbox: the base plus its workspace and (Unix-socket agents) its socket directory. */
+export function sandboxView(base: ViewBase, workspace: string, socketDir?: string): SandboxView {
+  const own: ViewMount[] = [{ kind: 'bind', source: workspace, dest: SANDBOX_WORKSPACE }];
+  if (socketDir !== undefined) own.push({ kind: 'bind', source: socketDir, dest: SANDBOX_SOCKET_DIR });
+  return { mounts: [...base.mounts, ...own], files: base.files, privateDirs: PRIVATE_DIRS, agentEntry: base.agentEntry };
+}
+
+function systemMounts(root: readonly RootEntry[]): ViewMount[] {
+  const mounts: ViewMount[] = [];
+  for (const name of SYSTEM_ENTRIES) {
+    const entry = root.find((candidate) => candidate.name === name);
+    if (!entry) continue;
+    mounts.push(entry.symlinkTarget !== undefined
+      ? { kind: 'symlink', target: entry.symlinkTarget, dest: `/${name}` }
+      : { kind: 'ro-bind', source: `/${name}`, dest: `/${name}` });
+  }
+  return mounts;
+}
+
+/**
+ * Where the generated resolv.conf must go: `/etc/resolv.conf` itself, or — when it is a symlink (systemd-resolved:
+ * into `/run`) — its target.
+ */
+async function resolvConfDest(hostFs: HostFs): Promise<string> {
+  const link = await hostFs.readlink('/etc/resolv.conf');
+  if (link === undefined) return '/etc/resolv.conf';
+  // Mounting onto a symlink mounts onto its target, which must then exist in the sandbox: under /run it lies in
+  // the private /run; elsewhere (WSL's /mnt/wsl/…) bubblewrap creates it in the sandbox's own root.
+  return posix.resolve('/etc', link).replace(/^\/var\/run\//, '/run/');
+}
