@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SessionErrorCode } from '@cli-mcp/session';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -93,6 +93,18 @@ describe.skipIf(!agentBuilt).each(ISOLATIONS)('LocalBackend with the real agent 
     if (isolation === 'bwrap') expect(first.response.stdout.split('\n')[1]).toBe('/workspace');
     await vi.waitFor(() => expect(backend.warmReady).toBe(1), { timeout: 25_000, interval: 50 });
     expect((await run('s-warm', 'cat proof.txt')).response.stdout).toBe('warm');
+  });
+
+  it('applies the server\'s max timeout, however low or high (C-AG-14)', async () => {
+    const { manager } = await make({ maxTimeoutSeconds: 1, defaultTimeoutSeconds: 1 });
+    const capped = await manager.execute('s-max', { command: 'sleep 3; echo finished', timeout: 10 }, new AbortController().signal);
+    expect(capped.response).toMatchObject({ timed_out: true, exit_code: 137 });
+    await stack!.close();
+    const { backend: high } = await make({ maxTimeoutSeconds: 600, defaultTimeoutSeconds: 60 });
+    await stack!.run('s-600', 'true');
+    const agent = agentPidOf(pidOf((await high.find('s-600'))!.sandboxName), AGENT_ENTRY);
+    const env = readFileSync(`/proc/${agent}/environ`, 'utf8').split('\0');
+    expect(env).toContain('SANDBOX_MAX_TIMEOUT_SECONDS=600');
   });
 
   it('recreates a crashed agent: files persist, shell state is lost, the result says so', async () => {

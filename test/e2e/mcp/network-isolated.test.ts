@@ -1,0 +1,42 @@
+import { spawnSync } from 'node:child_process';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bash, connectHttpClient, structuredOf } from './support/mcp-client.js';
+import { useHttpServer } from './support/server-process.js';
+
+const bwrap = spawnSync('bwrap', ['--unshare-net', '--unshare-pid', '--ro-bind', '/', '/', 'true']);
+const slirp = spawnSync('slirp4netns', ['--version']);
+const skip = bwrap.error || bwrap.status !== 0 ? `bwrap does not work here: ${bwrap.error?.message ?? bwrap.stderr}`
+  : slirp.status !== 0 ? 'slirp4netns is not installed (Debian package slirp4netns)' : undefined;
+if (skip) console.warn(`[network-isolated e2e] skipped: ${skip}`);
+
+/**
+ * The default `--local-network auto` through the built server and the SDK client, where slirp4netns exists: a
+ * session cannot reach the server it is served by — so never another session through it (C-SEC-2) — and
+ * `/health` says what isolation is in force (C-SEC-4).
+ */
+describe.skipIf(skip !== undefined)('the built server with the default isolated network', () => {
+  let client: Client;
+  const server = useHttpServer();
+  beforeAll(async () => {
+    client = await connectHttpClient(server().mcpUrl, 'isolated-a');
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('runs commands with shell state, but a session cannot call /mcp as another session', async () => {
+    const port = new URL(server().mcpUrl).port;
+    await bash(client, 'export MARK=ok');
+    const attack = `curl -s --max-time 5 -X POST http://127.0.0.1:${port}/mcp -H 'X-Session-ID: isolated-b' -H 'Content-Type: application/json' ` +
+      `-H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'; echo "curl=$?"`;
+    const result = structuredOf(await bash(client, `echo "$MARK"; ${attack}`));
+    expect(result.stdout).toBe('ok\ncurl=7');
+  });
+
+  it('reports the isolation in force in /health', async () => {
+    const health = await (await fetch(`${server().baseUrl}/health`)).json();
+    expect(health).toMatchObject({ status: 'ok', info: { sessions: { status: 'up', isolation: 'bwrap', network: 'isolated' } } });
+    expect(health.info.sessions).not.toHaveProperty('warnings');
+  });
+});
