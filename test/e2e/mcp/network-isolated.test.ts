@@ -35,7 +35,7 @@ describe.skipIf(skip !== undefined)('the built server with the default isolated 
   });
 
   it('reports the isolation in force in /health', async () => {
-    const health = await (await fetch(`${server().baseUrl}/health`)).json();
+    const health = (await (await fetch(`${server().baseUrl}/health`)).json()) as { info: { sessions: Record<string, unknown> } };
     expect(health).toMatchObject({ status: 'ok', info: { sessions: { status: 'up', isolation: 'bwrap', network: 'isolated' } } });
     expect(health.info.sessions).not.toHaveProperty('warnings');
   });
