@@ -10,6 +10,15 @@ const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
 const SESSIONS = 20;
 const FIRST_SAMPLES = Number(process.env.BENCH_FIRST_SAMPLES ?? 6);
 
+/** A warm session's call through the server (its agent is started once, outside the timing). */
+async function warmCalls(args) {
+  const server = await startServer(args);
+  await callBash(server.url, 'bench-warm', 'true');
+  const calls = await timeCalls(() => callBash(server.url, 'bench-warm', 'true'), CALLS, 200);
+  await server.stop();
+  return calls;
+}
+
 async function overhead() {
   const agentProcess = await startAgent();
   const client = new AgentClient();
@@ -17,10 +26,7 @@ async function overhead() {
   client.close();
   await stopAgent(agentProcess);
 
-  const server = await startServer();
-  await callBash(server.url, 'bench-warm', 'true');
-  const endToEnd = await timeCalls(() => callBash(server.url, 'bench-warm', 'true'), CALLS, 200);
-  await server.stop();
+  const endToEnd = await warmCalls(['--local-network', 'host']);
   return { agentOnly, endToEnd };
 }
 
@@ -60,8 +66,10 @@ async function firstCommand(args) {
 export async function runServerBench() {
   const { agentOnly, endToEnd } = await overhead();
   const load = await throughput();
-  const cold = await firstCommand([]);
+  const cold = await firstCommand(['--local-network', 'host']);
+  const coldIsolated = await firstCommand(['--local-network', 'isolated']);
   const warm = await firstCommand(['--warm-pool-size', '2']);
+  const warmIsolated = await warmCalls(['--local-network', 'isolated']);
   closeConnections();
 
   const agentP50 = median(agentOnly);
@@ -73,11 +81,17 @@ export async function runServerBench() {
     ['end to end (POST /mcp → agent)', ms(e2eP50), ms(e2eP99), ''],
     ['server overhead (difference)', ms(e2eP50 - agentP50), ms(e2eP99 - agentP99), '≤ 1 ms p50, ≤ 5 ms p99'],
   ]);
+  printTable(`MCP server: warm call, --local-network isolated vs host (${CALLS} calls each)`, ['network', 'p50', 'p99', 'goal'], [
+    ['host (TCP loopback agent)', ms(e2eP50), ms(e2eP99), ''],
+    ['isolated (Unix-socket agent)', ms(median(warmIsolated)), ms(percentile(warmIsolated, 99)), 'nothing measurable added'],
+  ]);
   printTable(`MCP server: ${SESSIONS} concurrent sessions for ${LOAD_SECONDS} s`, ['calls', 'calls/s', 'p50', 'p99'], [
     [String(load.calls), load.perSecond.toFixed(0), ms(load.p50), ms(load.p99)],
   ]);
   printTable(`MCP server: first command of a new session (${FIRST_SAMPLES} sessions each)`, ['sandbox', 'p50', 'max'], [
-    ['cold (agent process started on demand)', ms(median(cold)), ms(Math.max(...cold))],
+    ['cold, --local-network host (agent process started on demand)', ms(median(cold)), ms(Math.max(...cold))],
+    ['cold, --local-network isolated (+ slirp4netns, Unix socket)', ms(median(coldIsolated)), ms(Math.max(...coldIsolated))],
+    ['isolation cost on a cold start (difference of p50)', ms(median(coldIsolated) - median(cold)), ''],
     ['warm pool (--warm-pool-size 2, claimed with /assign)', ms(median(warm)), ms(Math.max(...warm))],
   ]);
 }
