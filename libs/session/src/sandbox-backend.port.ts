@@ -3,6 +3,16 @@ import type { ExecRequest, ExecResponse } from '@cli-mcp/agent-client';
 /** How a sandbox was found for a session (metric label of `cli_mcp_session_acquire_seconds{path}`, §9). */
 export type AcquirePath = 'cache' | 'discover' | 'claim' | 'create';
 
+/**
+ * What a session lost when its previous sandbox (or its shell process) went away (issue 8 §5): the shell state
+ * (cwd, variables, functions, aliases, jobs) always; the files in `/workspace` only when the sandbox was replaced
+ * whole (a new pod, a reaped local session) — a local agent crash or a container restart keeps them.
+ */
+export interface SandboxLoss {
+  readonly shellState: true;
+  readonly files: boolean;
+}
+
 /** Where a session's agent listens and how to authenticate to it. Never logged: it carries the token. */
 export interface SandboxHandle {
   sessionId: string;
@@ -18,6 +28,8 @@ export interface SandboxHandle {
    * shell state was lost (C-K8S-7). The tool result says so.
    */
   recreated?: boolean;
+  /** With `recreated`: what was lost. Absent on a recreated handle = everything (a new sandbox). */
+  lost?: SandboxLoss;
 }
 
 /**
@@ -66,6 +78,8 @@ export interface SessionExecResult {
   response: ExecResponse;
   /** The previous sandbox vanished and a new one was made: shell state was lost (C-K8S-7). */
   sandboxRecreated: boolean;
+  /** Set with `sandboxRecreated`: exactly what the session lost (the tool result says it). */
+  sandboxLoss?: SandboxLoss;
   acquirePath: AcquirePath;
 }
 

@@ -98,6 +98,13 @@ describe(SessionManager.name, () => {
       expect((await manager.execute('s1', request, never())).sandboxRecreated).toBe(false);
     });
 
+    it('passes on what the backend says was lost; a recreation that does not say lost everything', async () => {
+      acquireReturns(handle('s1', { recreated: true, lost: { shellState: true, files: false } }), handle('s2', { recreated: true }));
+      agent.on('exec', async () => execResponse());
+      expect(await manager.execute('s1', request, never())).toMatchObject({ sandboxRecreated: true, sandboxLoss: { shellState: true, files: false } });
+      expect(await manager.execute('s2', request, never())).toMatchObject({ sandboxRecreated: true, sandboxLoss: { shellState: true, files: true } });
+    });
+
     it('brackets the command with beginCommand so idle reaping cannot end it mid-command', async () => {
       const events: string[] = [];
       backend.on('beginCommand', () => (events.push('begin'), () => events.push('end')));
@@ -215,7 +222,10 @@ describe(SessionManager.name, () => {
         if (n++ === 0) throw agentErrors.notAssigned();
         return execResponse({ stdout: 'ok' });
       });
-      expect((await manager.execute('s1', request, never())).response.stdout).toBe('ok');
+      const result = await manager.execute('s1', request, never());
+      expect(result.response.stdout).toBe('ok');
+      // The agent restarted (its container did): the shell state is gone, the pod's /workspace is not.
+      expect(result).toMatchObject({ sandboxRecreated: true, sandboxLoss: { shellState: true, files: false } });
       expect(backend.callsOf('reassign')).toHaveLength(1);
       expect(manager.cachedSessions).toBe(1);
     });

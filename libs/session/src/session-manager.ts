@@ -2,7 +2,7 @@ import type { AgentClient, OutputResponse } from '@cli-mcp/agent-client';
 import { Registry } from 'prom-client';
 import { classifyAgentFailure, describeAgentFailure } from './agent-failure.js';
 import { systemClock, type Clock } from './clock.js';
-import type { AcquirePath, BackendHealth, ExecRequest, ExecResponse, SandboxBackend, SandboxHandle, SessionExecResult } from './sandbox-backend.port.js';
+import type { AcquirePath, BackendHealth, ExecRequest, SandboxLoss, ExecResponse, SandboxBackend, SandboxHandle, SessionExecResult } from './sandbox-backend.port.js';
 import { SessionCache } from './session-cache.js';
 import { SessionError, SessionErrorCode } from './session-error.js';
 import { assertValidSessionId } from './session-id.js';
@@ -28,7 +28,20 @@ interface Resolved {
   handle: SandboxHandle;
   path: AcquirePath;
   recreated: boolean;
+  loss?: SandboxLoss;
 }
+
+/** A recreated handle that does not say what was lost lost everything; two losses add up. */
+function lossOf(handle: SandboxHandle): SandboxLoss | undefined {
+  return handle.recreated === true ? handle.lost ?? { shellState: true, files: true } : undefined;
+}
+
+function addLoss(a: SandboxLoss | undefined, b: SandboxLoss | undefined): SandboxLoss | undefined {
+  return a && b ? { shellState: true, files: a.files || b.files } : a ?? b;
+}
+
+/** An agent that restarted unassigned (a container restart) lost its shell; the pod's /workspace is still there. */
+const SHELL_ONLY: SandboxLoss = { shellState: true, files: false };
 
 /**
  * Routes a session's commands to its sandbox: validation, replica cache, per-session single flight, the
@@ -161,7 +174,8 @@ export class SessionManager {
       try {
         const response = await this.agent.exec(handle.agentUrl, handle.token, request, signal);
         this.backend.touch(handle);
-        return { response, sandboxRecreated: resolved.recreated, acquirePath: resolved.path };
+        const sandboxLoss = addLoss(resolved.loss, reassigned ? SHELL_ONLY : undefined);
+        return { response, sandboxRecreated: sandboxLoss !== undefined, sandboxLoss, acquirePath: resolved.path };
       } catch (error) {
         const kind = classifyAgentFailure(error);
         if (kind === 'aborted' || signal.aborted) throw toSessionError(error, signal);
@@ -171,7 +185,7 @@ export class SessionManager {
           // The command certainly did not run, so running it on a re-resolved sandbox cannot run it twice.
           reacquired = true;
           const next = await this.resolve(sessionId, signal);
-          resolved = { ...next, recreated: resolved.recreated || next.recreated };
+          resolved = { ...next, recreated: resolved.recreated || next.recreated, loss: addLoss(resolved.loss, next.loss) };
           continue;
         }
         if (kind === 'not-assigned' && !reassigned) {
@@ -210,7 +224,7 @@ export class SessionManager {
       });
       this.metrics.lookup('backend', handle.path === 'discover' ? 'hit' : 'miss');
       this.metrics.acquired(handle.path, this.secondsSince(started));
-      return { handle, path: handle.path, recreated: handle.recreated === true };
+      return { handle, path: handle.path, recreated: handle.recreated === true, loss: lossOf(handle) };
     } catch (error) {
       if (!signal.aborted) this.metrics.lookup('backend', 'error');
       throw toSessionError(error, signal);

@@ -46,8 +46,11 @@ export class FakeProcess implements AgentProcess {
     if (signal === 'SIGKILL' || this.exitsOnTerm) this.finish({ code: null, signal });
   }
 
+  /** What the process wrote to stderr last. */
+  stderrLine = 'stderr tail';
+
   stderrTail(): string {
-    return 'stderr tail';
+    return this.stderrLine;
   }
 
   private finish(exit: ProcessExit): void {

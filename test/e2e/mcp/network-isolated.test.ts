@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bash, connectHttpClient, structuredOf } from './support/mcp-client.js';
-import { useHttpServer } from './support/server-process.js';
+import { readFileSync } from 'node:fs';
+import { bash, connectHttpClient, eventually, structuredOf, textOf } from './support/mcp-client.js';
+import { descendantsOf, useHttpServer } from './support/server-process.js';
 
 const bwrap = spawnSync('bwrap', ['--unshare-net', '--unshare-pid', '--ro-bind', '/', '/', 'true']);
 const slirp = spawnSync('slirp4netns', ['--version']);
@@ -32,6 +33,24 @@ describe.skipIf(skip !== undefined)('the built server with the default isolated 
       `-H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'; echo "curl=$?"`;
     const result = structuredOf(await bash(client, `echo "$MARK"; ${attack}`));
     expect(result.stdout).toBe('ok\ncurl=7');
+  });
+
+  it('after an agent crash says the shell state is gone and the files were kept, and the next command finds just that', async () => {
+    await bash(client, 'echo kept > crash-proof.txt; export GONE=yes');
+    const agentPids = () => descendantsOf(server().pid).filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('/.cli-mcp/node\0');
+      } catch {
+        return false;
+      }
+    });
+    const [agent] = agentPids();
+    expect(agent).toBeDefined();
+    process.kill(agent!, 'SIGKILL');
+    await eventually(() => !agentPids().includes(agent!), 'the agent to be gone');
+    const after = await bash(client, 'cat crash-proof.txt; echo "gone=${GONE:-}"');
+    expect(after.structuredContent, textOf(after)).toMatchObject({ stdout: 'kept\ngone=', sandbox_recreated: true, sandbox_files_kept: true });
+    expect(textOf(after)).toContain('shell state from earlier commands (working directory, variables, functions, aliases, background jobs) is gone; files in /workspace were kept');
   });
 
   it('reports the isolation in force in /health', async () => {

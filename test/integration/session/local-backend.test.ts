@@ -51,15 +51,16 @@ describe.skipIf(!agentBuilt).each(ISOLATIONS)('LocalBackend with the real agent 
 
   it('reaps an idle session', async () => {
     const { run, backend, ended } = await make({ idleTimeoutMs: 1_500 });
-    await run('s-idle', 'echo hi');
+    await run('s-idle', 'echo hi > file.txt');
     const pid = pidOf((await backend.find('s-idle'))!.sandboxName);
     await ended('s-idle', 'idle');
     expect(isRunning(pid)).toBe(false);
     expect(backend.activeSessions).toBe(0);
     // The backend told the manager (onSandboxGone): no stale cached URL, a new sandbox that says state was lost.
-    const back = await run('s-idle', 'echo back');
-    expect(back.response.stdout).toBe('back');
-    expect(back.sandboxRecreated).toBe(true);
+    // What the next command finds matches what the result says: nothing of the earlier session.
+    const back = await run('s-idle', 'echo back; ls -A | grep -v "^.cli-mcp$" | wc -l');
+    expect(back.response.stdout).toBe('back\n0');
+    expect(back).toMatchObject({ sandboxRecreated: true, sandboxLoss: { shellState: true, files: true } });
   });
 
   it('cancels a running command by request id, and never creates a sandbox to cancel', async () => {
@@ -115,7 +116,8 @@ describe.skipIf(!agentBuilt).each(ISOLATIONS)('LocalBackend with the real agent 
     process.kill(pid, 'SIGKILL');
     await crashed;
     const after = await run('s-crash', 'cat file.txt; echo "lost=${LOST:-}"');
-    expect(after.sandboxRecreated).toBe(true);
+    // The result says what the command found: files kept, shell state lost (issue 8 §5).
+    expect(after).toMatchObject({ sandboxRecreated: true, sandboxLoss: { shellState: true, files: false } });
     expect(after.response.stdout).toBe('kept\nlost=');
     expect((await run('s-crash', 'true')).sandboxRecreated).toBe(false);
   });

@@ -11,6 +11,7 @@ export interface BashStructuredOutput
   extends Pick<AgentResultFields, 'stdout' | 'stderr' | 'exit_code' | 'duration_ms'>,
     Partial<Omit<AgentResultFields, 'stdout' | 'stderr' | 'exit_code' | 'duration_ms'>> {
   sandbox_recreated?: boolean;
+  sandbox_files_kept?: boolean;
 }
 
 const integer = (description: string): Record<string, unknown> => ({ type: 'integer', minimum: 0, description });
@@ -61,7 +62,8 @@ export function bashToolDefinition(defaultTimeoutSeconds: number, maxTimeoutSeco
         cancelled: flag('The client cancelled the command.'),
         truncated: flag('Part of the output is left out of stdout/stderr.'),
         state_reset: flag('The shell had died and this command ran in a fresh one.'),
-        sandbox_recreated: flag('The sandbox was recreated; earlier files and state are gone.'),
+        sandbox_recreated: flag('The sandbox (or its shell) was recreated: shell state from earlier commands is gone.'),
+        sandbox_files_kept: flag('With sandbox_recreated: whether the files in /workspace were kept.'),
         stdout_bytes: integer('Total bytes written to stdout.'),
         stderr_bytes: integer('Total bytes written to stderr.'),
         stdout_omitted_bytes: integer('Bytes of stdout left out.'),

@@ -70,6 +70,7 @@ export class BashToolService {
       const rendered = renderResult({
         response: result.response,
         sandboxRecreated: result.sandboxRecreated,
+        sandboxLoss: result.sandboxLoss,
         timeoutSeconds,
         format: tool.resultFormat,
         maxChars: tool.maxOutputChars,

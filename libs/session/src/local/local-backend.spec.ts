@@ -180,7 +180,7 @@ describe(LocalBackend.name, () => {
       await flush();
       expect(await backend.find('s1')).toBeUndefined();
       const next = await backend.acquire('s1', never());
-      expect(next).toMatchObject({ path: 'create', recreated: true, agentUrl: 'http://127.0.0.1:40001' });
+      expect(next).toMatchObject({ path: 'create', recreated: true, lost: { shellState: true, files: false }, agentUrl: 'http://127.0.0.1:40001' });
       expect(launcher.launched[1]!.spec.cwd).toBe('/state/sessions/s1/workspace');
       expect(workspaces.sessions.size).toBe(1);
       expect((await backend.acquire('s1', never())).recreated).toBe(false);
@@ -229,6 +229,18 @@ describe(LocalBackend.name, () => {
       expect(launcher.launched[0]!.signals).toEqual(['SIGKILL']);
       expect(workspaces.sessions.size).toBe(0);
       expect(backend.activeSessions).toBe(0);
+    });
+
+    it('tries once more when bubblewrap itself failed to build the sandbox (nothing ran yet)', async () => {
+      const { backend, launcher } = make();
+      launcher.autoReady = false;
+      const pending = backend.acquire('s1', never());
+      await flush();
+      launcher.launched[0]!.stderrLine = 'bwrap: loopback: Failed RTM_NEWADDR: No child processes';
+      launcher.launched[0]!.crash(1);
+      await flush();
+      launcher.launched[1]!.becomeReady(40_123);
+      await expect(pending).resolves.toMatchObject({ agentUrl: 'http://127.0.0.1:40123', path: 'create' });
     });
 
     it('reports an agent that exits before it is ready', async () => {
@@ -302,7 +314,7 @@ describe(LocalBackend.name, () => {
       expect(launcher.alive()).toHaveLength(0);
       expect(workspaces.sessions.size).toBe(0);
       expect(backend.activeSessions).toBe(0);
-      expect((await backend.acquire('s1', never())).recreated).toBe(true);
+      expect(await backend.acquire('s1', never())).toMatchObject({ recreated: true, lost: { shellState: true, files: true } });
     });
 
     it('does not reap during an in-flight command', async () => {

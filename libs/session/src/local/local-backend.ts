@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { AgentClient } from '@cli-mcp/agent-client';
 import { deriveSessionToken } from '@cli-mcp/auth';
 import { systemClock, type Clock } from '../clock.js';
-import type { BackendHealth, SandboxBackend, SandboxHandle } from '../sandbox-backend.port.js';
+import type { BackendHealth, SandboxBackend, SandboxHandle, SandboxLoss } from '../sandbox-backend.port.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import { assignAgent } from './agent-assign.js';
 import { NodeCommandRunner, type CommandRunner } from './command-runner.js';
@@ -176,7 +176,9 @@ export class LocalBackend implements SandboxBackend {
       }
       await this.killUnresponsive(entry);
     }
+    // A crashed or unresponsive agent's session keeps its workspace; a reaped one lost it with the agent.
     const recreated = entry !== undefined || this.lost.has(sessionId);
+    const lost: SandboxLoss | undefined = recreated ? { shellState: true, files: entry === undefined } : undefined;
     const { spawner, claimer } = this.running!;
     if (!entry) {
       const maxSessions = this.options.maxSessions ?? LOCAL_DEFAULTS.maxSessions;
@@ -210,7 +212,7 @@ export class LocalBackend implements SandboxBackend {
       this.adopt(entry, await spawner.spawn(entry.workspace, entry.token, signal), 'create');
     }
     this.lost.delete(sessionId);
-    return { ...entry.handle!, recreated };
+    return { ...entry.handle!, recreated, lost };
   }
 
   private adopt(entry: SessionEntry, agent: Parameters<typeof adoptAgent>[1], path: 'create' | 'claim'): void {

@@ -3,7 +3,7 @@ import { FakeClock } from '../../test/fakes.js';
 import { FakeLauncher, flush } from '../../test/local-fakes.js';
 import { SessionErrorCode } from '../session-error.js';
 import { LoopbackEndpoints } from './agent-endpoint.js';
-import { startAgent, stopAgent } from './sandbox-process.js';
+import { SandboxSetupFailed, startAgent, stopAgent } from './sandbox-process.js';
 
 const spec = { command: 'node', args: ['main.js'], env: {}, cwd: '/w' };
 const { urlFor } = await new LoopbackEndpoints().allocate();
@@ -60,5 +60,19 @@ describe('stopAgent', () => {
     clock.advance(1000);
     await stopping;
     expect(stubborn.signals).toEqual(['SIGTERM', 'SIGKILL']);
+  });
+});
+
+describe('startAgent setup failures', () => {
+  it('marks a bubblewrap failure before the agent ran as a setup failure (safe to retry)', async () => {
+    const launcher = new FakeLauncher();
+    launcher.autoReady = false;
+    const pending = startAgent(launcher, spec, options());
+    const child = launcher.launched[0]!;
+    child.stderrLine = 'bwrap: loopback: Failed RTM_NEWADDR: No child processes';
+    child.crash(1);
+    const error = await pending.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SandboxSetupFailed);
+    expect((error as Error).message).toBe('start sandbox: agent exited with code 1 before it was ready: bwrap: loopback: Failed RTM_NEWADDR: No child processes');
   });
 });

@@ -53,7 +53,11 @@ export async function startAgent(launcher: ProcessLauncher, spec: LaunchSpec, op
       if (url !== undefined) return { process: child, url };
       throw unavailable(`agent reported an invalid endpoint ${JSON.stringify(outcome.line.slice(0, 32))}`);
     }
-    if (outcome.kind === 'failed') throw unavailable(`agent ${outcome.reason} before it was ready${lastLineOf(child.stderrTail())}`);
+    if (outcome.kind === 'failed') {
+      const detail = lastLineOf(child.stderrTail());
+      const message = `start sandbox: agent ${outcome.reason} before it was ready${detail}`;
+      throw detail.startsWith(': bwrap: ') ? new SandboxSetupFailed(message) : unavailable(message.slice('start sandbox: '.length));
+    }
     if (outcome.kind === 'broken') throw unavailable(outcome.reason);
     if (!outcome.fired || options.signal.aborted) throw new SessionError(SessionErrorCode.Cancelled, 'request cancelled by the client');
     throw unavailable(`agent not ready within ${options.readyTimeoutMs} ms`);
@@ -80,6 +84,16 @@ export async function stopAgent(child: AgentProcess, clock: Clock, graceMs: numb
   stopWaiting.abort();
   if (!exitedInTime) child.kill('SIGKILL');
   await child.exited;
+}
+
+/**
+ * bubblewrap itself failed while building the sandbox, before the agent ran (e.g. its loopback setup in a new
+ * network namespace, which fails now and then under load): nothing of the session ran, so a new try is safe.
+ */
+export class SandboxSetupFailed extends SessionError {
+  constructor(message: string) {
+    super(SessionErrorCode.SandboxUnavailable, message);
+  }
 }
 
 /** The sandbox's last stderr line (bubblewrap's own errors are one line), bounded; never the agent's token. */

@@ -6,7 +6,7 @@ import type { BwrapCommandInput } from './bwrap-command.js';
 import { buildLaunchSpec, type LaunchInput } from './launch-spec.js';
 import type { SandboxPosture } from './isolation.js';
 import type { AgentProcess, ProcessLauncher } from './process-launcher.js';
-import { startAgent, stopAgent, type StartedAgent } from './sandbox-process.js';
+import { SandboxSetupFailed, startAgent, stopAgent, type StartedAgent } from './sandbox-process.js';
 import { sandboxView, type ViewBase } from './sandbox-view.js';
 import type { NetworkAttacher, SandboxNetwork } from './slirp-network.js';
 
@@ -48,7 +48,18 @@ export class SandboxSpawner {
 
   constructor(private readonly plan: SpawnerPlan, private readonly options: SpawnerOptions) {}
 
+  /** Starts one sandbox; a bubblewrap setup failure (nothing ran yet) gets one more try. */
   async spawn(workspace: string, token: string | undefined, signal: AbortSignal): Promise<StartedAgent> {
+    try {
+      return await this.spawnOnce(workspace, token, signal);
+    } catch (error) {
+      if (!(error instanceof SandboxSetupFailed) || signal.aborted || this.closing) throw error;
+      this.options.logger.warn('sandbox setup failed; trying once more', { error: error.message });
+      return this.spawnOnce(workspace, token, signal);
+    }
+  }
+
+  private async spawnOnce(workspace: string, token: string | undefined, signal: AbortSignal): Promise<StartedAgent> {
     const endpoint = await this.plan.endpoints.allocate();
     let spawned = false;
     const tracking: ProcessLauncher = {

@@ -78,7 +78,19 @@ describe(renderResult.name, () => {
         '[the sandbox was recreated: files and shell state from earlier commands are gone]',
         '[exit 130 · 12 ms]',
       ]);
-      expect(result.structured).toMatchObject({ cancelled: true, sandbox_recreated: true, stdout_binary: true });
+      expect(result.structured).toMatchObject({ cancelled: true, sandbox_recreated: true, sandbox_files_kept: false, stdout_binary: true });
+    });
+
+    it('says the files were kept when only the shell was lost (local agent crash, container restart)', () => {
+      const result = render({ stdout: 'kept' }, { sandboxRecreated: true, sandboxLoss: { shellState: true, files: false } });
+      expect(result.text.split('\n')).toEqual([
+        'kept',
+        '[the sandbox\'s shell was restarted: shell state from earlier commands (working directory, variables, functions, aliases, background jobs) is gone; files in /workspace were kept]',
+        '[exit 0 · 12 ms]',
+      ]);
+      expect(result.structured).toMatchObject({ sandbox_recreated: true, sandbox_files_kept: true });
+      expect(render({ stdout: 'x' }, { sandboxRecreated: true, sandboxLoss: { shellState: true, files: true } }).text)
+        .toContain('[the sandbox was recreated: files and shell state from earlier commands are gone]');
     });
 
     it('does not repeat the state-reset notice the agent put at the start of stderr, but adds it otherwise', () => {

@@ -1,4 +1,5 @@
 import { STATE_RESET_NOTICE, type ExecResponse } from '@cli-mcp/agent-client';
+import type { SandboxLoss } from '@cli-mcp/session';
 import type { ResultFormat } from '../../config/server-config.js';
 import type { BashStructuredOutput } from '../bash-tool.definition.js';
 import { fullLength, keepHeadTail, type KeptStream } from './keep-head-tail.js';
@@ -8,6 +9,8 @@ export interface RenderInput {
   readonly response: ExecResponse;
   /** The session's previous sandbox was gone and this command ran in a new one (C-K8S-7). */
   readonly sandboxRecreated: boolean;
+  /** What it lost, as the backend reports it; absent with `sandboxRecreated` = everything. */
+  readonly sandboxLoss?: SandboxLoss;
   /** The effective (clamped) timeout, for the timeout notice. */
   readonly timeoutSeconds: number;
   readonly format: ResultFormat;
@@ -129,10 +132,16 @@ function noticesFor(input: RenderInput, stdout: StreamView, stderr: StreamView):
   if (response.cancelled) lines.push('[command was cancelled]');
   // The agent already starts stderr with the reset notice (C-AG-8); repeat it only when that is not visible.
   if (response.state_reset && !response.stderr.startsWith(STATE_RESET_NOTICE)) lines.push(STATE_RESET_NOTICE);
-  if (input.sandboxRecreated) {
-    lines.push('[the sandbox was recreated: files and shell state from earlier commands are gone]');
-  }
+  if (input.sandboxRecreated) lines.push(lossNotice(input.sandboxLoss ?? { shellState: true, files: true }));
   return lines;
+}
+
+/** Says exactly what the session lost and what it kept (issue 8 §5): never "files gone" when they are there. */
+export function lossNotice(loss: SandboxLoss): string {
+  return loss.files
+    ? '[the sandbox was recreated: files and shell state from earlier commands are gone]'
+    : '[the sandbox\'s shell was restarted: shell state from earlier commands (working directory, variables, ' +
+      'functions, aliases, background jobs) is gone; files in /workspace were kept]';
 }
 
 function structuredOutput(
@@ -153,6 +162,7 @@ function structuredOutput(
     truncated: out.truncated || err.truncated,
     state_reset: response.state_reset,
     sandbox_recreated: input.sandboxRecreated,
+    ...(input.sandboxRecreated ? { sandbox_files_kept: !(input.sandboxLoss ?? { files: true }).files } : {}),
     stdout_bytes: outView.totalBytes,
     stderr_bytes: errView.totalBytes,
   };
