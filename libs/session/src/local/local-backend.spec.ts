@@ -1,134 +1,13 @@
 import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 import { deriveSessionToken } from '@cli-mcp/auth';
-import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock, StrictLocalAgent } from '../../test/fakes.js';
-import { FakeAttacher, FakeHostFs, FakeLauncher, FakeRunner, FakeSocketEndpoints, FakeWorkspaces, flush } from '../../test/local-fakes.js';
+import { describe, expect, it } from 'vitest';
+import { key, never, useLocalBackend } from '../../test/local-backend-setup.js';
+import { FakeRunner, flush } from '../../test/local-fakes.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import { LocalBackend } from './local-backend.js';
-import type { LocalBackendOptions } from './local-backend.options.js';
-
-const key = Buffer.from('k'.repeat(32));
-const never = () => new AbortController().signal;
-
-function setup(overrides: Partial<LocalBackendOptions> = {}) {
-  const clock = new FakeClock();
-  const launcher = new FakeLauncher();
-  const agent = new StrictLocalAgent().on('health', async () => ({ status: 'ok', assigned: true, busy: false }));
-  const workspaces = new FakeWorkspaces();
-  const hostFs = new FakeHostFs();
-  const runner = overrides.commandRunner ?? new FakeRunner();
-  const warnings: string[] = [];
-  const attacher = new FakeAttacher();
-  const backend = new LocalBackend({
-    stateDir: '/state', hmacKey: key, agentEntry: '/repo/dist/apps/sandbox-agent/src/main.js', nodePath: '/usr/bin/node',
-    isolation: 'none', sandboxUser: 'server', hostEnv: { LANG: 'C.UTF-8', SECRET: 'x' }, idleTimeoutMs: 60_000, stopGraceMs: 5_000,
-    clock, launcher, agent, workspaces, hostFs, commandRunner: runner, networkAttacher: attacher,
-    logger: { info: () => undefined, warn: (message) => warnings.push(message) },
-    ...overrides,
-  });
-  return { backend, clock, launcher, agent, workspaces, hostFs, runner, warnings, attacher };
-}
 
 describe(LocalBackend.name, () => {
-  let current: ReturnType<typeof setup> | undefined;
-  const make = (overrides: Partial<LocalBackendOptions> = {}) => (current = setup(overrides));
-  afterEach(async () => {
-    if (current) {
-      await current.backend.shutdown();
-      expect(current.agent.unexpected).toEqual([]);
-      expect(current.launcher.alive()).toEqual([]);
-    }
-    current = undefined;
-  });
-
-  describe('configuration', () => {
-    it('rejects --local-network=none without bubblewrap, naming both flags', () => {
-      expect(() => setup({ network: 'none', isolation: 'none' })).toThrow(/--local-network=none needs bubblewrap: use --local-isolation=auto or bwrap/);
-    });
-
-    it('reports every problem at once', () => {
-      expect(() => setup({ maxSessions: 0, warmPoolSize: -1 })).toThrow(/--max-sessions must be a positive integer.*--warm-pool-size/);
-    });
-
-    it('auto isolation uses bwrap when the probe works', async () => {
-      const { backend, runner, launcher } = make({ isolation: 'auto', endpoints: new FakeSocketEndpoints() });
-      await backend.acquire('s1', never());
-      expect(backend.isolation).toBe('bwrap');
-      // The probe is the real two-level command (network namespace included), with `true` as the sandbox.
-      expect((runner as FakeRunner).runs[0]).toMatch(/^bwrap --die-with-parent --unshare-pid --unshare-user --unshare-net .* bwrap --unshare-user --disable-userns .* -- true$/);
-      expect((runner as FakeRunner).runs[1]).toBe('slirp4netns --version');
-      expect(backend.posture).toMatchObject({ isolation: 'bwrap', network: 'isolated', warnings: [] });
-      const spec = launcher.launched[0]!.spec;
-      expect(spec.command).toBe('bwrap');
-      // Deny by default: the host's /home and /run exist (FakeHostFs) but are not in the view.
-      expect(spec.args.join(' ')).not.toMatch(/--ro-bind \/home|--ro-bind \/run/);
-      expect(spec.args.join(' ')).toContain('--bind /state/sessions/s1/workspace /workspace');
-      expect(spec.env.SANDBOX_WORKDIR).toBe('/workspace');
-    });
-
-    it('auto isolation falls back to none with a warning', async () => {
-      const { backend, warnings } = make({ isolation: 'auto', commandRunner: new FakeRunner({ bwrap: { ok: false, detail: 'spawn bwrap ENOENT' } }) });
-      await backend.start();
-      expect(backend.isolation).toBe('none');
-      expect(warnings[0]).toContain('WITHOUT isolation');
-      expect(warnings[0]).toContain('Debian package "bubblewrap"');
-      expect(warnings[1]).toContain('share the host network');
-      await expect(backend.checkHealth()).resolves.toEqual({
-        details: { isolation: 'none', network: 'host', sandbox_user: 'server user', warnings },
-      });
-    });
-
-    it('explicit bwrap that does not work is a configuration error naming the flag', async () => {
-      const { backend } = make({ isolation: 'bwrap', commandRunner: new FakeRunner({ bwrap: { ok: false, detail: 'No permissions to create new namespace' } }) });
-      await expect(backend.start()).rejects.toThrow(/--local-isolation=bwrap but bubblewrap is not usable: No permissions/);
-      await expect(backend.acquire('s1', never())).rejects.toThrow(/--local-isolation/);
-    });
-  });
-
-  describe('isolated networking (C-SEC-2)', () => {
-    it('attaches the network to the sandbox bubblewrap reports, and ends both together', async () => {
-      const { backend, launcher, attacher } = make({ isolation: 'bwrap', network: 'isolated', endpoints: new FakeSocketEndpoints() });
-      const handle = await backend.acquire('s1', never());
-      expect(handle.agentUrl).toBe('unix:/state/sockets/0/agent.sock');
-      const child = launcher.launched[0]!;
-      expect(attacher.attached).toMatchObject([{ pid: child.pid + 100_000, closed: false }]);
-      await backend.release('s1');
-      await flush();
-      expect(attacher.attached[0]!.closed).toBe(true);
-    });
-
-    it('ends a sandbox whose network died, so the next command gets a whole one', async () => {
-      const { backend, launcher, attacher } = make({ isolation: 'bwrap', network: 'isolated', endpoints: new FakeSocketEndpoints() });
-      await backend.acquire('s1', never());
-      attacher.attached[0]!.cut();
-      await flush();
-      expect(launcher.launched[0]!.signals).toEqual(['SIGKILL']);
-      expect((await backend.acquire('s1', never())).recreated).toBe(true);
-    });
-
-    it('a root server runs sandboxes as an unprivileged user that owns their workspaces (C-SEC-1)', async () => {
-      const { backend, launcher, workspaces } = make({ isolation: 'bwrap', network: 'host', sandboxUser: { uid: 65534, gid: 65534 } });
-      await backend.acquire('s1', never());
-      expect(workspaces.owner).toEqual({ uid: 65534, gid: 65534 });
-      expect(launcher.launched[0]!.spec.args.join(' ')).toContain('-- setpriv --reuid=65534 --regid=65534 --clear-groups -- bwrap --unshare-user --disable-userns');
-      expect((await backend.checkHealth()).details).toMatchObject({ sandbox_user: 'uid 65534' });
-    });
-
-    it('auto falls back to the host network, loudly, when slirp4netns is missing', async () => {
-      const { backend, warnings } = make({
-        isolation: 'auto', commandRunner: new FakeRunner({ slirp4netns: { ok: false, detail: 'spawn slirp4netns ENOENT' } }),
-      });
-      await backend.start();
-      expect(backend.posture).toMatchObject({ isolation: 'bwrap', network: 'host' });
-      expect(warnings).toEqual([expect.stringMatching(/share the host network.*Debian package "slirp4netns".*--local-network=auto: slirp4netns is not usable: spawn slirp4netns ENOENT/)]);
-      expect((await backend.checkHealth()).details).toMatchObject({ network: 'host', warnings });
-    });
-
-    it('explicit isolated without slirp4netns is a configuration error naming the flag', async () => {
-      const { backend } = make({ isolation: 'bwrap', network: 'isolated', commandRunner: new FakeRunner({ slirp4netns: { ok: false, detail: 'ENOENT' } }) });
-      await expect(backend.start()).rejects.toThrow(/--local-network=isolated needs slirp4netns, .*Debian package "slirp4netns"/);
-    });
-  });
+  const make = useLocalBackend();
 
   describe('acquire', () => {
     it('creates a workspace and an agent with the session token, then finds it again', async () => {

@@ -14,14 +14,12 @@ import { BoundedSet, KeyedMutex } from './keyed-mutex.js';
 import {
   LOCAL_DEFAULTS, validateLocalOptions, type LocalAgentPort, type LocalBackendLogger, type LocalBackendOptions,
 } from './local-backend.options.js';
-import { LocalHealth, postureDetails, type ProbeCommand } from './local-health.js';
-import { NodeProcessLauncher } from './node-process-launcher.js';
+import { LocalHealth, postureDetails } from './local-health.js';
 import { describeExit } from './process-launcher.js';
 import { agentResponds, stopAgent } from './sandbox-process.js';
-import { planSandboxes, ROOT_SANDBOX_USER } from './sandbox-plan.js';
-import { SandboxSpawner } from './sandbox-spawner.js';
 import { adoptAgent, liveHandle, type SessionEntry } from './session-entry.js';
-import { messageOf, WarmClaimer } from './warm-claimer.js';
+import { startSandboxRuntime, type SandboxRuntime } from './sandbox-runtime.js';
+import { messageOf } from './warm-claimer.js';
 import { FsWorkspaceStore, type WorkspaceStore } from './workspace-store.js';
 
 const LOST_SESSIONS_REMEMBERED = 10_000;
@@ -49,7 +47,7 @@ export class LocalBackend implements SandboxBackend {
   private readonly lifetime = new AbortController();
   private readonly goneListeners: Array<(sessionId: string) => void> = [];
   private readonly health: LocalHealth;
-  private running?: { posture: SandboxPosture; spawner: SandboxSpawner; claimer?: WarmClaimer; probe?: ProbeCommand };
+  private running?: SandboxRuntime;
   private starting?: Promise<void>;
   private prepared = false;
   private stopping?: Promise<void>;
@@ -229,40 +227,11 @@ export class LocalBackend implements SandboxBackend {
   private async prepare(): Promise<void> {
     await this.workspaces.prepare();
     this.prepared = true;
-    const sandboxUser = this.options.sandboxUser ?? (process.getuid?.() === 0 ? ROOT_SANDBOX_USER : 'server');
-    const plan = await planSandboxes({
-      isolation: this.options.isolation ?? 'auto', network: this.options.network ?? 'auto',
-      sandboxUser: sandboxUser === 'server' ? undefined : sandboxUser,
-      bwrapPath: this.options.bwrapPath ?? 'bwrap', slirpPath: this.options.slirpPath ?? 'slirp4netns',
-      setprivPath: this.options.setprivPath ?? 'setpriv', nodePath: this.options.nodePath ?? process.execPath,
-      agentEntry: this.agentEntry, stateDir: this.workspaces.stateDir, readOnlyBinds: this.options.readOnlyBinds ?? [],
-      secretPaths: this.options.secretPaths ?? [], runner: this.runner, hostFs: this.hostFs,
-      endpoints: this.options.endpoints, attacher: this.options.networkAttacher,
+    this.running = await startSandboxRuntime(this.options, {
+      agentEntry: this.agentEntry, agent: this.agent, clock: this.clock, runner: this.runner, hostFs: this.hostFs,
+      workspaces: this.workspaces, logger: this.logger, lifetime: this.lifetime.signal,
     });
-    const user = plan.posture.isolation === 'bwrap' && plan.posture.user !== 'server' ? plan.posture.user : undefined;
-    this.workspaces.setOwner(user);
-    await plan.endpoints.prepare();
-    for (const warning of plan.posture.warnings) this.logger.warn(warning);
-    const { hostEnv = process.env, extraEnv, defaultTimeoutSeconds, maxTimeoutSeconds } = this.options;
-    const spawner = new SandboxSpawner({
-      ...plan,
-      launch: {
-        nodePath: this.options.nodePath ?? process.execPath, agentEntry: this.agentEntry, hostEnv, extraEnv,
-        agentEnv: agentTimeouts(defaultTimeoutSeconds, maxTimeoutSeconds),
-      },
-    }, {
-      launcher: this.options.launcher ?? new NodeProcessLauncher(), clock: this.clock, metrics: this.options.metrics,
-      readyTimeoutMs: this.options.readyTimeoutMs ?? LOCAL_DEFAULTS.readyTimeoutMs, logger: this.logger,
-    });
-    const warmPoolSize = this.options.warmPoolSize ?? LOCAL_DEFAULTS.warmPoolSize;
-    const claimer = warmPoolSize > 0
-      ? new WarmClaimer(warmPoolSize, {
-        clock: this.clock, spawner, workspaces: this.workspaces, agent: this.agent, logger: this.logger,
-        lifetime: this.lifetime.signal,
-      })
-      : undefined;
-    this.running = { posture: plan.posture, spawner, claimer, probe: plan.healthProbe };
-    claimer?.fill();
+    this.running.claimer?.fill();
   }
 
   private async killUnresponsive(entry: SessionEntry): Promise<void> {
@@ -303,13 +272,4 @@ export class LocalBackend implements SandboxBackend {
   private assertOpen(): void {
     if (this.stopping) throw new SessionError(SessionErrorCode.ShuttingDown, 'server is shutting down');
   }
-}
-
-/** C-AG-14: the agent's own bounds are the server's, so no hidden lower cap (the agent defaults to 60/300 s). */
-function agentTimeouts(defaultSeconds?: number, maxSeconds?: number): Record<string, string> {
-  const env: Record<string, string> = {};
-  if (maxSeconds !== undefined) env.SANDBOX_MAX_TIMEOUT_SECONDS = String(maxSeconds);
-  const fallback = maxSeconds === undefined ? undefined : Math.min(60, maxSeconds);
-  if ((defaultSeconds ?? fallback) !== undefined) env.SANDBOX_DEFAULT_TIMEOUT_SECONDS = String(defaultSeconds ?? fallback);
-  return env;
 }

@@ -1,0 +1,78 @@
+import type { Clock } from '../clock.js';
+import type { CommandRunner } from './command-runner.js';
+import type { HostFs } from './host-fs.js';
+import type { SandboxPosture } from './isolation.js';
+import type { ProbeCommand } from './local-health.js';
+import { LOCAL_DEFAULTS, type LocalAgentPort, type LocalBackendLogger, type LocalBackendOptions } from './local-backend.options.js';
+import { NodeProcessLauncher } from './node-process-launcher.js';
+import { planSandboxes, ROOT_SANDBOX_USER } from './sandbox-plan.js';
+import { SandboxSpawner } from './sandbox-spawner.js';
+import { WarmClaimer } from './warm-claimer.js';
+import type { WorkspaceStore } from './workspace-store.js';
+
+/** What a started local backend runs on: the resolved posture, the spawner, the warm pool, the health probe. */
+export interface SandboxRuntime {
+  posture: SandboxPosture;
+  spawner: SandboxSpawner;
+  claimer?: WarmClaimer;
+  probe?: ProbeCommand;
+}
+
+export interface RuntimeDeps {
+  agentEntry: string;
+  agent: LocalAgentPort;
+  clock: Clock;
+  runner: CommandRunner;
+  hostFs: HostFs;
+  workspaces: WorkspaceStore;
+  logger: LocalBackendLogger;
+  lifetime: AbortSignal;
+}
+
+/**
+ * Once, at start (the state dir already prepared): plans the sandboxes (sandbox-plan.ts), logs every warning
+ * about what is not isolated (C-SEC-4), gives workspaces to the sandbox user, and wires the spawner and the warm
+ * pool (filled by the caller).
+ */
+export async function startSandboxRuntime(options: LocalBackendOptions, deps: RuntimeDeps): Promise<SandboxRuntime> {
+  const sandboxUser = options.sandboxUser ?? (process.getuid?.() === 0 ? ROOT_SANDBOX_USER : 'server');
+  const nodePath = options.nodePath ?? process.execPath;
+  const plan = await planSandboxes({
+    isolation: options.isolation ?? 'auto', network: options.network ?? 'auto',
+    sandboxUser: sandboxUser === 'server' ? undefined : sandboxUser,
+    bwrapPath: options.bwrapPath ?? 'bwrap', slirpPath: options.slirpPath ?? 'slirp4netns',
+    setprivPath: options.setprivPath ?? 'setpriv', nodePath, agentEntry: deps.agentEntry,
+    stateDir: deps.workspaces.stateDir, readOnlyBinds: options.readOnlyBinds ?? [], secretPaths: options.secretPaths ?? [],
+    runner: deps.runner, hostFs: deps.hostFs, endpoints: options.endpoints, attacher: options.networkAttacher,
+  });
+  const { posture } = plan;
+  deps.workspaces.setOwner(posture.isolation === 'bwrap' && posture.user !== 'server' ? posture.user : undefined);
+  await plan.endpoints.prepare();
+  for (const warning of posture.warnings) deps.logger.warn(warning);
+  const spawner = new SandboxSpawner({
+    ...plan,
+    launch: {
+      nodePath, agentEntry: deps.agentEntry, hostEnv: options.hostEnv ?? process.env, extraEnv: options.extraEnv,
+      agentEnv: agentTimeouts(options.defaultTimeoutSeconds, options.maxTimeoutSeconds),
+    },
+  }, {
+    launcher: options.launcher ?? new NodeProcessLauncher(), clock: deps.clock, metrics: options.metrics,
+    readyTimeoutMs: options.readyTimeoutMs ?? LOCAL_DEFAULTS.readyTimeoutMs, logger: deps.logger,
+  });
+  const warmPoolSize = options.warmPoolSize ?? LOCAL_DEFAULTS.warmPoolSize;
+  const claimer = warmPoolSize > 0
+    ? new WarmClaimer(warmPoolSize, {
+      clock: deps.clock, spawner, workspaces: deps.workspaces, agent: deps.agent, logger: deps.logger, lifetime: deps.lifetime,
+    })
+    : undefined;
+  return { posture, spawner, claimer, probe: plan.healthProbe };
+}
+
+/** C-AG-14: the agent's own bounds are the server's, so no hidden lower cap (the agent defaults to 60/300 s). */
+export function agentTimeouts(defaultSeconds?: number, maxSeconds?: number): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (maxSeconds !== undefined) env.SANDBOX_MAX_TIMEOUT_SECONDS = String(maxSeconds);
+  const fallback = maxSeconds === undefined ? undefined : Math.min(60, maxSeconds);
+  if ((defaultSeconds ?? fallback) !== undefined) env.SANDBOX_DEFAULT_TIMEOUT_SECONDS = String(defaultSeconds ?? fallback);
+  return env;
+}
