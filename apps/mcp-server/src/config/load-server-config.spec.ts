@@ -67,6 +67,8 @@ describe(loadServerConfig.name, () => {
       isolation: 'auto',
       network: 'auto',
       readOnlyBinds: [],
+      maxProcesses: undefined,
+      maxMemoryBytes: undefined,
       maxSessions: 32,
       idleTimeoutMs: 1_800_000,
       warmPoolSize: 0,
@@ -316,6 +318,14 @@ describe(loadServerConfig.name, () => {
     expect((await config(['--local-ro-bind', '/opt/tools', '--local-ro-bind', 'data'])).local.readOnlyBinds)
       .toEqual(['/opt/tools', '/srv/data']);
     expect((await config([], { CLI_MCP_LOCAL_RO_BIND: '/srv/models, /data' })).local.readOnlyBinds).toEqual(['/srv/models', '/data']);
+  });
+
+  it('takes per-sandbox limits, the memory one as a quantity, and names the flag when out of range', async () => {
+    expect((await config(['--local-max-processes', '256', '--local-max-memory', '512Mi'])).local).toMatchObject({ maxProcesses: 256, maxMemoryBytes: 512 * 2 ** 20 });
+    expect(await problems(['--local-max-processes', '4', '--local-max-memory', '1Mi'])).toEqual([
+      '--local-max-processes (env CLI_MCP_LOCAL_MAX_PROCESSES): must be between 32 and 1000000; got 4',
+      '--local-max-memory (env CLI_MCP_LOCAL_MAX_MEMORY): must be between 128Mi and 1Pi; got "1Mi"',
+    ]);
   });
 
   it('keeps the Kubernetes flags for the backend that will validate them', async () => {

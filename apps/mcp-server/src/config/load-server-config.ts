@@ -11,6 +11,7 @@ import {
 } from '@cli-mcp/common';
 import {
   DEFAULT_SANDBOX_FLAG_NAMES,
+  parseQuantity,
   validateSandboxPodConfig,
   type RawSandboxPodConfig,
   type SandboxFlagNames,
@@ -86,6 +87,8 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
     flags.fail(`${flags.label('local-network')} ${network} needs bubblewrap: use ${flags.label('local-isolation')} auto or bwrap`);
   }
   const readOnlyBinds = flags.list('local-ro-bind').map((path) => resolve(io.cwd, path));
+  const maxProcesses = flags.isSet('local-max-processes') ? flags.integer('local-max-processes', { min: 32, max: 1_000_000 }, 0) : undefined;
+  const maxMemoryBytes = readMemoryLimit(flags);
   const maxSessions = flags.integer('max-sessions', { min: 1, max: 10_000 }, 32);
   const warmPoolSize = flags.integer('warm-pool-size', { min: 0, max: 10_000 }, 0);
   if (warmPoolSize > maxSessions) {
@@ -116,6 +119,8 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
       isolation,
       network,
       readOnlyBinds,
+      maxProcesses,
+      maxMemoryBytes,
       maxSessions,
       idleTimeoutMs: flags.duration('idle-timeout', { minMs: 1000, maxMs: 30 * DAY_MS }, 30 * 60_000),
       warmPoolSize,
@@ -308,6 +313,23 @@ function readKubernetesFlags(
     readyTimeoutMs: flags.duration('ready-timeout', { minMs: 1000, maxMs: HOUR_MS }, 60_000),
     activityIntervalMs: flags.duration('activity-interval', { minMs: 1000, maxMs: HOUR_MS }, 30_000),
   };
+}
+
+/** `--local-max-memory`: a Kubernetes-style quantity of bytes, at least 128Mi (the agent itself needs ~60 MB). */
+function readMemoryLimit(flags: FlagReader): number | undefined {
+  const text = flags.string('local-max-memory');
+  if (text === undefined) return undefined;
+  const parsed = parseQuantity(text.trim(), flags.label('local-max-memory'));
+  if (!parsed.ok) {
+    flags.fail(parsed.error);
+    return undefined;
+  }
+  const bytes = Number(parsed.value.numerator / parsed.value.denominator);
+  if (bytes < 128 * 2 ** 20 || bytes > 2 ** 50) {
+    flags.invalid('local-max-memory', `must be between 128Mi and 1Pi; got ${JSON.stringify(text)}`);
+    return undefined;
+  }
+  return bytes;
 }
 
 function reason(error: unknown): string {

@@ -46,6 +46,9 @@ export interface LocalBackendConfig {
   readonly network: LocalNetwork;
   /** `--local-ro-bind`; checked against the state dir and key files by the backend at start. */
   readonly readOnlyBinds: readonly string[];
+  /** `--local-max-processes` / `--local-max-memory` (bytes); undefined = no limit. */
+  readonly maxProcesses: number | undefined;
+  readonly maxMemoryBytes: number | undefined;
   readonly maxSessions: number;
   readonly idleTimeoutMs: number;
   readonly warmPoolSize: number;

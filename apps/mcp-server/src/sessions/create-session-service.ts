@@ -79,6 +79,8 @@ async function createLocal(
     isolation: config.local.isolation,
     network: config.local.network,
     readOnlyBinds: [...config.local.readOnlyBinds],
+    maxProcesses: config.local.maxProcesses,
+    maxMemoryBytes: config.local.maxMemoryBytes,
     // C-AG-14: every agent applies the server's own timeout bounds.
     defaultTimeoutSeconds: config.tool.defaultTimeoutSeconds,
     maxTimeoutSeconds: config.tool.maxTimeoutSeconds,

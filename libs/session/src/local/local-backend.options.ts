@@ -2,6 +2,7 @@ import type { AgentClient } from '@cli-mcp/agent-client';
 import type { Clock } from '../clock.js';
 import type { AgentEndpoints } from './agent-endpoint.js';
 import type { SandboxUser } from './bwrap-command.js';
+import type { CgroupFs } from './cgroup-limits.js';
 import type { NetworkAttacher } from './slirp-network.js';
 import type { SessionMetrics } from '../session-metrics.js';
 import type { CommandRunner } from './command-runner.js';
@@ -48,6 +49,12 @@ export interface LocalBackendOptions {
    * runs as root (docs/local-backend.md "Sandbox user").
    */
   sandboxUser?: SandboxUser | 'server';
+  /**
+   * `--local-max-processes` (tasks: processes and threads, the agent's own ~20 included) and `--local-max-memory`
+   * (bytes, the agent's ~60 MB included) per sandbox, through cgroups (cgroup-limits.ts). Unset: no limit.
+   */
+  maxProcesses?: number;
+  maxMemoryBytes?: number;
   /** The server's `--default-timeout` / `--max-timeout` in seconds, delivered to every agent (C-AG-14). */
   defaultTimeoutSeconds?: number;
   maxTimeoutSeconds?: number;
@@ -75,6 +82,8 @@ export interface LocalBackendOptions {
   slirpPath?: string;
   /** Path of util-linux `setpriv` (root servers drop to the sandbox user with it); default `setpriv`. */
   setprivPath?: string;
+  /** cgroup files for the limits; a port for tests. */
+  cgroupFs?: CgroupFs;
   /** How `isolated` sandboxes get their network; default slirp4netns. A port for tests. */
   networkAttacher?: NetworkAttacher;
   /**
@@ -127,6 +136,12 @@ export function validateLocalOptions(options: LocalBackendOptions): string[] {
   positive(options.readyTimeoutMs, '--ready-timeout');
   positive(options.stopGraceMs, 'stop grace', true);
   positive(options.defaultTimeoutSeconds, '--default-timeout');
+  if (options.maxProcesses !== undefined && (!Number.isInteger(options.maxProcesses) || options.maxProcesses < 32)) {
+    problems.push(`--local-max-processes must be an integer of at least 32, the agent's own tasks included (got ${options.maxProcesses})`);
+  }
+  if (options.maxMemoryBytes !== undefined && (!Number.isInteger(options.maxMemoryBytes) || options.maxMemoryBytes < 128 * 2 ** 20)) {
+    problems.push(`--local-max-memory must be at least 128Mi, the agent's own memory included (got ${options.maxMemoryBytes} bytes)`);
+  }
   positive(options.maxTimeoutSeconds, '--max-timeout');
   return problems;
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import { CgroupLimits } from './cgroup-limits.js';
 import type { CommandRunner } from './command-runner.js';
 import type { HostFs } from './host-fs.js';
 import type { SandboxPosture } from './isolation.js';
@@ -48,9 +49,12 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
   const { posture } = plan;
   deps.workspaces.setOwner(posture.isolation === 'bwrap' && posture.user !== 'server' ? posture.user : undefined);
   await plan.endpoints.prepare();
+  const limits = new CgroupLimits({ maxProcesses: options.maxProcesses, maxMemoryBytes: options.maxMemoryBytes }, options.cgroupFs);
+  await limits.prepare();
   for (const warning of posture.warnings) deps.logger.warn(warning);
   const spawner = new SandboxSpawner({
     ...plan,
+    limits: limits.active ? limits : undefined,
     launch: {
       nodePath, agentEntry: deps.agentEntry, hostEnv: options.hostEnv ?? process.env, extraEnv: options.extraEnv,
       agentEnv: agentTimeouts(options.defaultTimeoutSeconds, options.maxTimeoutSeconds),

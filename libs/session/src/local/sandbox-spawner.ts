@@ -5,7 +5,8 @@ import type { AgentEndpoint, AgentEndpoints } from './agent-endpoint.js';
 import type { BwrapCommandInput } from './bwrap-command.js';
 import { buildLaunchSpec, type LaunchInput } from './launch-spec.js';
 import type { SandboxPosture } from './isolation.js';
-import type { AgentProcess, ProcessLauncher } from './process-launcher.js';
+import type { CgroupLimits } from './cgroup-limits.js';
+import type { AgentProcess, LaunchSpec, ProcessLauncher } from './process-launcher.js';
 import { SandboxSetupFailed, startAgent, stopAgent, type StartedAgent } from './sandbox-process.js';
 import { sandboxView, type ViewBase } from './sandbox-view.js';
 import type { NetworkAttacher, SandboxNetwork } from './slirp-network.js';
@@ -25,6 +26,8 @@ export interface SpawnerPlan {
   endpoints: AgentEndpoints;
   /** With `posture.network === 'isolated'`. */
   attacher?: NetworkAttacher;
+  /** `--local-max-processes` / `--local-max-memory`, when set (prepared). */
+  limits?: CgroupLimits;
 }
 
 export interface SpawnerOptions {
@@ -61,14 +64,19 @@ export class SandboxSpawner {
 
   private async spawnOnce(workspace: string, token: string | undefined, signal: AbortSignal): Promise<StartedAgent> {
     const endpoint = await this.plan.endpoints.allocate();
+    const cgroups = await this.plan.limits?.forSandbox().catch(async (error: unknown) => {
+      await endpoint.release().catch(() => undefined);
+      throw error;
+    });
     let spawned = false;
     const tracking: ProcessLauncher = {
       launch: (spec) => {
-        const child = this.options.launcher.launch(spec);
+        const child = this.options.launcher.launch(cgroups ? joiningCgroups(spec, cgroups.procsFiles) : spec);
         spawned = true;
         this.children.add(child);
-        void child.exited.then(() => {
+        void child.exited.then(async () => {
           this.children.delete(child);
+          await cgroups?.remove();
           return endpoint.release();
         }).catch(() => undefined);
         return child;
@@ -87,7 +95,7 @@ export class SandboxSpawner {
       this.options.metrics?.sandboxReady(Math.max(0, this.options.clock.now() - started) / 1000);
       return agent;
     } catch (error) {
-      if (!spawned) await endpoint.release().catch(() => undefined);
+      if (!spawned) await Promise.all([endpoint.release(), cgroups?.remove()]).catch(() => undefined);
       throw error;
     }
   }
@@ -100,6 +108,7 @@ export class SandboxSpawner {
     this.closing = true;
     await Promise.all([...this.children].map((child) => stopAgent(child, this.options.clock, graceMs)));
     await Promise.all([...this.networks].map((network) => network.close()));
+    await this.plan.limits?.close();
   }
 
   private launchInput(workspace: string, token: string | undefined, endpoint: AgentEndpoint): LaunchInput {
@@ -130,4 +139,13 @@ export class SandboxSpawner {
       child.kill('SIGKILL');
     });
   }
+}
+
+/**
+ * The sandbox's first process joins its cgroups before anything else runs, so nothing it starts escapes the
+ * limits: a `sh` that writes its own pid to each `cgroup.procs`, then execs the real command.
+ */
+export function joiningCgroups(spec: LaunchSpec, procsFiles: readonly string[]): LaunchSpec {
+  const script = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 125; shift; n=$((n-1)); done; exec "$@"';
+  return { ...spec, command: '/bin/sh', args: ['-c', script, 'sh', String(procsFiles.length), ...procsFiles, spec.command, ...spec.args] };
 }

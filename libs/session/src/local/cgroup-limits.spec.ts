@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { CgroupLimits, parseCgroupMounts, parseProcCgroup, type CgroupFs } from './cgroup-limits.js';
+
+const V1_CGROUP = '9:name=systemd:/\n8:pids:/user.slice\n4:memory:/user.slice/app\n0::/\n';
+const V1_MOUNTS = [
+  '35 25 0:30 / /sys/fs/cgroup/pids rw,relatime - cgroup cgroup rw,pids',
+  '36 25 0:31 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory',
+  '37 25 0:32 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw',
+].join('\n');
+
+/** An in-memory cgroup tree: directories and written files. */
+class FakeCgroupFs implements CgroupFs {
+  readonly dirs = new Set<string>();
+  readonly written = new Map<string, string>();
+  refuseMkdir = false;
+  constructor(private readonly files: Record<string, string>) {}
+  async readText(path: string): Promise<string> {
+    const text = this.files[path];
+    if (text === undefined) throw new Error(`ENOENT ${path}`);
+    return text;
+  }
+  async writeText(path: string, text: string): Promise<void> {
+    this.written.set(path, text);
+  }
+  async mkdir(path: string): Promise<void> {
+    if (this.refuseMkdir) throw Object.assign(new Error(`EACCES: permission denied, mkdir '${path}'`), { code: 'EACCES' });
+    this.dirs.add(path);
+  }
+  async rmdir(path: string): Promise<void> {
+    this.dirs.delete(path);
+  }
+}
+
+describe(CgroupLimits.name, () => {
+  it('reads the v1 controllers and the v2 hierarchy of this process', () => {
+    expect(parseProcCgroup(V1_CGROUP)).toEqual({ v1: new Map([['name=systemd', '/'], ['pids', '/user.slice'], ['memory', '/user.slice/app']]), v2: '/' });
+    expect(parseCgroupMounts(V1_MOUNTS)).toEqual({
+      v1: new Map([['pids', '/sys/fs/cgroup/pids'], ['memory', '/sys/fs/cgroup/memory']]), v2: '/sys/fs/cgroup/unified',
+    });
+  });
+
+  it('makes a cgroup per sandbox under one for this server inside its own, with the limits, and removes them', async () => {
+    const fs = new FakeCgroupFs({ '/proc/self/cgroup': V1_CGROUP, '/proc/self/mountinfo': V1_MOUNTS });
+    const limits = new CgroupLimits({ maxProcesses: 64, maxMemoryBytes: 256 * 2 ** 20 }, fs, 4242);
+    await limits.prepare();
+    const sandbox = (await limits.forSandbox())!;
+    expect(sandbox.procsFiles).toEqual([
+      '/sys/fs/cgroup/pids/user.slice/cli-mcp-4242/sandbox-0/cgroup.procs',
+      '/sys/fs/cgroup/memory/user.slice/app/cli-mcp-4242/sandbox-0/cgroup.procs',
+    ]);
+    expect(Object.fromEntries(fs.written)).toEqual({
+      '/sys/fs/cgroup/pids/user.slice/cli-mcp-4242/sandbox-0/pids.max': '64',
+      '/sys/fs/cgroup/memory/user.slice/app/cli-mcp-4242/sandbox-0/memory.limit_in_bytes': String(256 * 2 ** 20),
+    });
+    await sandbox.remove();
+    await limits.close();
+    expect(fs.dirs).toEqual(new Set());
+  });
+
+  it('uses cgroup v2 (memory.max, the controller enabled for the children) where v1 has none', async () => {
+    const fs = new FakeCgroupFs({ '/proc/self/cgroup': '0::/srv.slice/cli\n', '/proc/self/mountinfo': '30 1 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw' });
+    const limits = new CgroupLimits({ maxMemoryBytes: 2 ** 30 }, fs, 7);
+    await limits.prepare();
+    await limits.forSandbox();
+    expect(Object.fromEntries(fs.written)).toEqual({
+      '/sys/fs/cgroup/srv.slice/cli/cli-mcp-7/cgroup.subtree_control': '+memory',
+      '/sys/fs/cgroup/srv.slice/cli/cli-mcp-7/sandbox-0/memory.max': String(2 ** 30),
+    });
+  });
+
+  it('says clearly, naming the flag, when the host does not allow the limits', async () => {
+    const fs = new FakeCgroupFs({ '/proc/self/cgroup': V1_CGROUP, '/proc/self/mountinfo': V1_MOUNTS });
+    fs.refuseMkdir = true;
+    await expect(new CgroupLimits({ maxProcesses: 64 }, fs, 1).prepare()).rejects.toThrow(
+      /^--local-max-processes: cannot create a pids cgroup under \/sys\/fs\/cgroup\/pids\/user.slice \(EACCES: permission denied.*\); they need a cgroup this server may write/,
+    );
+    await expect(new CgroupLimits({}, fs).forSandbox()).resolves.toBeUndefined();
+  });
+});
