@@ -4,7 +4,7 @@
  * the namespaces it should not have. Each listener is proved reachable from the host first.
  */
 import { randomBytes } from 'node:crypto';
-import { readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { homedir } from 'node:os';
@@ -113,5 +113,25 @@ describe.skipIf(skip !== undefined)('a bubblewrap sandbox cannot reach the host 
     const out = writes.response.stdout.split('\n');
     expect(out.slice(0, 4).every((line) => /Read-only file system|Permission denied/.test(line))).toBe(true);
     expect(out[4]).toBe('writable');
+  });
+});
+
+describe.skipIf(skip !== undefined)('a bubblewrap sandbox with --local-network host', () => {
+  it('shares the host network, as documented and warned about, and gets the host\'s resolv.conf', async () => {
+    const listener = await new Promise<Server>((resolve) => {
+      const server = createServer((socket) => socket.end('host\n'));
+      server.listen(0, '127.0.0.1', () => resolve(server));
+    });
+    const stack = await createSessionStack('bwrap', { network: 'host' });
+    try {
+      await stack.backend.start();
+      expect(stack.backend.posture).toMatchObject({ network: 'host', warnings: [expect.stringContaining('share the host network')] });
+      const port = (listener.address() as { port: number }).port;
+      const seen = await stack.run('s-host', `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3; cat /etc/resolv.conf`);
+      expect(seen.response.stdout).toBe(`host\n${readFileSync('/etc/resolv.conf', 'utf8').trimEnd()}`);
+    } finally {
+      await stack.close();
+      await new Promise((resolve) => listener.close(resolve));
+    }
   });
 });
