@@ -166,17 +166,34 @@ export function descendantsOf(pid: number): number[] {
   return found;
 }
 
-/** Processes running the built sandbox agent with a workspace under `stateDir`. */
+/**
+ * Processes running the built sandbox agent with a workspace under `stateDir`: directly (isolation none: the
+ * state dir is in its environment), or inside bubblewrap, where the agent runs `/.cli-mcp/node
+ * /.cli-mcp/agent/main.js` and the state dir is on the command line of the bubblewrap process above it.
+ */
 export function agentsOf(stateDir: string): number[] {
-  return processesMatching('dist/sandbox-agent/main.js').filter((pid) => {
+  const read = (pid: number, file: string): string => {
     try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      const environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
-      return cmdline.includes(stateDir) || environ.includes(stateDir);
+      return readFileSync(`/proc/${pid}/${file}`, 'utf8');
     } catch {
-      return false;
+      return '';
     }
-  });
+  };
+  const parentOf = (pid: number): number => {
+    const stat = read(pid, 'stat');
+    return stat === '' ? 0 : Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  };
+  const isAgent = (pid: number): boolean => {
+    const [program = '', entry = ''] = read(pid, 'cmdline').split('\0');
+    return /(^|\/)node$/.test(program) && (entry.endsWith('dist/sandbox-agent/main.js') || entry === '/.cli-mcp/agent/main.js');
+  };
+  const mentions = (pid: number): boolean => read(pid, 'cmdline').includes(stateDir) || read(pid, 'environ').includes(stateDir);
+  return [...processesMatching('dist/sandbox-agent/main.js'), ...processesMatching('/.cli-mcp/agent/main.js')]
+    .filter((pid, index, all) => all.indexOf(pid) === index && isAgent(pid))
+    .filter((pid) => {
+      for (let at = pid; at > 1; at = parentOf(at)) if (mentions(at)) return true;
+      return false;
+    });
 }
 
 /**
