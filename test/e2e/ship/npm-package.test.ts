@@ -57,9 +57,16 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package install
   it('serves a stdio session to the SDK client: bash runs in a sandbox and keeps state', async () => {
     const transport = new StdioClientTransport({ command: join(prefix, 'bin/cli-mcp-server'), args: ['--transport', 'stdio', '--session-id', 'npm-pkg'], env, cwd: home, stderr: 'pipe' });
     const client = new Client({ name: 'cli-mcp-npm-test', version: '1.0.0' });
-    await client.connect(transport);
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await client.connect(transport).catch((error: unknown) => {
+      throw new Error(`the installed server did not start: ${String(error)}\n${stderr.slice(-2000)}`);
+    });
     try {
-      const call = async (command: string) => (await client.callTool({ name: 'bash', arguments: { command } }, undefined, { timeout: 60_000 })) as CallToolResult;
+      const call = async (command: string) =>
+        (await client.callTool({ name: 'bash', arguments: { command } }, undefined, { timeout: 60_000 }).catch((error: unknown) => {
+          throw new Error(`bash call failed: ${String(error)}\n${stderr.slice(-2000)}`);
+        })) as CallToolResult;
       await call('cd /tmp && export MARK=installed');
       const result = await call('echo "$MARK $(pwd)"');
       expect(result.isError).toBeFalsy();

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chown, mkdir, rm } from 'node:fs/promises';
+import { chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UNIX_URL_PREFIX } from '@cli-mcp/agent-client';
 import { SessionError, SessionErrorCode } from '../session-error.js';
@@ -26,6 +27,8 @@ export interface AgentEndpoints {
   /** Once at start-up: checks and cleans what earlier servers left. Throws a SessionError naming the flag. */
   prepare(): Promise<void>;
   allocate(): Promise<AgentEndpoint>;
+  /** At shutdown: removes what `prepare` made outside the state dir. */
+  close?(): Promise<void>;
 }
 
 /** A sandbox with its own network namespace cannot be reached over TCP: its agent listens on a Unix socket. */
@@ -58,16 +61,27 @@ export class LoopbackEndpoints implements AgentEndpoints {
  * (docs/local-backend.md "Network").
  */
 export class UnixSocketEndpoints implements AgentEndpoints {
-  constructor(private readonly socketsDir: string, private readonly owner?: SandboxUser) {}
+  private dir: string;
+  /** A private directory under the temp dir, used when the state dir is too long (removed at close). */
+  private fallback?: string;
+
+  constructor(
+    private readonly socketsDir: string,
+    private readonly owner?: SandboxUser,
+    private readonly tempRoot: () => string = tmpdir,
+  ) {
+    this.dir = socketsDir;
+  }
 
   async prepare(): Promise<void> {
-    const longest = join(this.socketsDir, 'x'.repeat(16), SOCKET_FILE);
-    if (Buffer.byteLength(longest) > MAX_SOCKET_PATH_BYTES) {
-      throw new SessionError(
-        SessionErrorCode.SandboxUnavailable,
-        `--state-dir ${this.socketsDir.slice(0, -'/sockets'.length)} is too long for Unix-socket agents (--local-network isolated or none): agent ` +
-          `sockets under it would need ${Buffer.byteLength(longest)} bytes, Unix sockets allow ${MAX_SOCKET_PATH_BYTES}; use a shorter --state-dir`,
-      );
+    if (!fits(this.socketsDir)) {
+      // A long home or a stdio session's state dir (`…/stdio/<63-char id>`) easily passes 107 bytes: the sockets
+      // then live in a fresh 0700 directory under the temp dir, which only this server knows about.
+      const temp = this.tempRoot();
+      const root = fits(join(temp, 'cli-mcp-XXXXXX')) ? temp : '/tmp';
+      this.fallback = await mkdtemp(join(root, 'cli-mcp-'));
+      this.dir = this.fallback;
+      return;
     }
     // Sandboxes die with their server: sockets left by an earlier run belong to nobody.
     await rm(this.socketsDir, { recursive: true, force: true });
@@ -75,7 +89,7 @@ export class UnixSocketEndpoints implements AgentEndpoints {
   }
 
   async allocate(): Promise<AgentEndpoint> {
-    const dir = join(this.socketsDir, randomBytes(8).toString('hex'));
+    const dir = join(this.dir, randomBytes(8).toString('hex'));
     await mkdir(dir, { mode: 0o700 });
     if (this.owner) await chown(dir, this.owner.uid, this.owner.gid);
     return {
@@ -85,4 +99,16 @@ export class UnixSocketEndpoints implements AgentEndpoints {
       release: () => rm(dir, { recursive: true, force: true }),
     };
   }
+
+  async close(): Promise<void> {
+    if (this.fallback) await rm(this.fallback, { recursive: true, force: true });
+  }
+}
+
+function socketPathBytes(socketsDir: string): number {
+  return Buffer.byteLength(join(socketsDir, 'x'.repeat(16), SOCKET_FILE));
+}
+
+function fits(socketsDir: string): boolean {
+  return socketPathBytes(socketsDir) <= MAX_SOCKET_PATH_BYTES;
 }

@@ -66,9 +66,30 @@ describe('LocalBackend with --local-network none', () => {
 });
 
 describe(UnixSocketEndpoints.name, () => {
-  it('refuses a state dir whose socket paths would exceed 107 bytes, naming --state-dir', async () => {
-    const endpoints = new UnixSocketEndpoints(`/${'d'.repeat(80)}/sockets`);
-    await expect(endpoints.prepare()).rejects.toThrow(/--state-dir \/d+ is too long for Unix-socket agents \(--local-network isolated or none\): .* Unix sockets allow 107/);
+  it('puts sockets in a private temp directory when the state dir is too long for 107-byte socket paths', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'net-long-'));
+    const endpoints = new UnixSocketEndpoints(`/${'d'.repeat(80)}/sockets`, undefined, () => dir!);
+    await endpoints.prepare();
+    const made = readdirSync(dir);
+    expect(made).toEqual([expect.stringMatching(/^cli-mcp-/)]);
+    const endpoint = await endpoints.allocate();
+    const url = endpoint.urlFor('unix')!;
+    expect(url.startsWith(`unix:${join(dir, made[0]!)}/`)).toBe(true);
+    expect(Buffer.byteLength(url.slice('unix:'.length))).toBeLessThanOrEqual(107);
+    await endpoint.release();
+    await endpoints.close();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('falls back to /tmp when the temp directory itself is too long', async () => {
+    const endpoints = new UnixSocketEndpoints(`/${'d'.repeat(80)}/sockets`, undefined, () => `/${'t'.repeat(100)}`);
+    await endpoints.prepare();
+    const endpoint = await endpoints.allocate();
+    expect(endpoint.urlFor('unix')).toMatch(/^unix:\/tmp\/cli-mcp-[^/]+\/[0-9a-f]{16}\/agent\.sock$/);
+    const socketDir = endpoint.socketDir!;
+    await endpoint.release();
+    await endpoints.close();
+    expect(existsSync(join(socketDir, '..'))).toBe(false);
   });
 
   it('clears sockets an earlier server left, and maps only the "unix" ready line to a URL', async () => {

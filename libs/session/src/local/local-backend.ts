@@ -158,6 +158,7 @@ export class LocalBackend implements SandboxBackend {
       this.running?.claimer?.close();
       for (const entry of this.sessions.values()) entry.stopping = true;
       await this.running?.spawner.stopAll(this.options.stopGraceMs ?? LOCAL_DEFAULTS.stopGraceMs);
+      await this.running?.endpoints.close?.().catch((error: unknown) => this.logger.warn('removing the agent socket directory failed', { error: messageOf(error) }));
       this.sessions.clear();
       if (this.prepared) await this.workspaces.close().catch((error: unknown) => this.logger.warn('cleaning the state dir failed', { error: messageOf(error) }));
     })();

@@ -1,3 +1,4 @@
+import type { AgentEndpoints } from './agent-endpoint.js';
 import type { Clock } from '../clock.js';
 import { CgroupLimits } from './cgroup-limits.js';
 import type { CommandRunner } from './command-runner.js';
@@ -17,6 +18,8 @@ export interface SandboxRuntime {
   spawner: SandboxSpawner;
   claimer?: WarmClaimer;
   probe?: ProbeCommand;
+  /** How agents are reached; closed at shutdown. */
+  endpoints: AgentEndpoints;
 }
 
 export interface RuntimeDeps {
@@ -69,7 +72,7 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
       clock: deps.clock, spawner, workspaces: deps.workspaces, agent: deps.agent, logger: deps.logger, lifetime: deps.lifetime,
     })
     : undefined;
-  return { posture, spawner, claimer, probe: plan.healthProbe };
+  return { posture, spawner, claimer, probe: plan.healthProbe, endpoints: plan.endpoints };
 }
 
 /** C-AG-14: the agent's own bounds are the server's, so no hidden lower cap (the agent defaults to 60/300 s). */
