@@ -18,6 +18,12 @@ export const CREATED_AT_ANNOTATION = 'cli-mcp.redhat.com/created-at';
 /** Annotation: last command activity (RFC 3339 UTC seconds); idle GC reads it (C-K8S-6, C-CTL-3). */
 export const LAST_ACTIVITY_ANNOTATION = 'cli-mcp.redhat.com/last-activity';
 /**
+ * Annotation: when the pod's session began, on pool pods claimed by a session (RFC 3339 UTC seconds). Their
+ * created-at is the pool's, so `--max-session-age` (C-CTL-7) counts from this instead; the controller stamps it
+ * when it observes the claim, from the last-activity the claim patch wrote (C-K8S-6).
+ */
+export const CLAIMED_AT_ANNOTATION = 'cli-mcp.redhat.com/claimed-at';
+/**
  * Annotation: hash of the desired pod spec (`sandboxSpecHash`). The warm-pool controller recreates
  * unassigned pods whose hash differs from the current configuration's (C-CTL-2).
  */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { INSTANCE_NAME_MAX_LENGTH, isDnsLabel } from './identifiers.js';
-import { authSecretName, sessionPodName, warmPodName } from './names.js';
+import { authSecretName, controllerLeaseName, isWarmPodName, sessionPodName, warmPodName } from './names.js';
 import { countingRandom } from './testing/fixtures.js';
 
 const hash8 = (instance: string, session: string): string =>
@@ -95,6 +95,23 @@ describe(warmPodName.name, () => {
     expect(lastSegment(sessionPodName('oc', 'pool'))).toHaveLength(8);
     expect(lastSegment(warmPodName('oc', countingRandom()))).toHaveLength(10);
     expect(lastSegment(warmPodName('oc', () => new Uint8Array(0)))).toHaveLength(10);
+  });
+});
+
+describe(isWarmPodName.name, () => {
+  it('recognises warm-pool names and never a session pod name (session "pool" included)', () => {
+    expect(isWarmPodName(warmPodName('oc', countingRandom()))).toBe(true);
+    expect(isWarmPodName(warmPodName(LONG_INSTANCE, countingRandom()))).toBe(true);
+    expect(isWarmPodName(sessionPodName('oc', 'pool'))).toBe(false);
+    expect(isWarmPodName(sessionPodName('oc', 'pool-0001020304'))).toBe(false);
+    expect(isWarmPodName('cli-mcp-oc-pool-000102030')).toBe(false);
+  });
+});
+
+describe(controllerLeaseName.name, () => {
+  it('is cli-mcp-<instance>-controller and a valid label for the longest instance', () => {
+    expect(controllerLeaseName('oc')).toBe('cli-mcp-oc-controller');
+    expect(isDnsLabel(controllerLeaseName(LONG_INSTANCE))).toBe(true);
   });
 });
 

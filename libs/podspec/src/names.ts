@@ -8,6 +8,7 @@ import { DNS_LABEL_MAX_LENGTH } from './identifiers.js';
  *   pod:    cli-mcp-<instance>-<session>-<hash8>        (readable part truncated so the whole is ≤ 63)
  *   secret: cli-mcp-auth-<instance>-<session>-<hash8>
  *   warm:   cli-mcp-<instance>-pool-<random10>
+ *   lease:  cli-mcp-<instance>-controller                (the controller's leader-election Lease, C-CTL-1)
  *
  * where hash8 = first 8 hex of sha256(instance + "/" + session). The readable part alone is ambiguous
  * (`a-b`+`c` and `a`+`b-c` both read `a-b-c`) and may be truncated; the hash covers the exact pair, and `/`
@@ -47,6 +48,26 @@ export function warmPodName(instance: string, randomBytes: RandomBytes): string 
   const tail = `-pool-${suffix}`;
   const head = trimTrailingHyphens(readable(`${POD_PREFIX}${instance}`).slice(0, DNS_LABEL_MAX_LENGTH - tail.length));
   return `${head}${tail}`;
+}
+
+/** `cli-mcp-<instance>-pool-<10 hex>`: the shape {@link warmPodName} produces, whatever the instance. */
+const WARM_NAME = /-pool-[0-9a-f]{10}$/;
+
+/**
+ * True when `name` is a warm-pool pod name (see {@link warmPodName}). A session pod's name ends in an 8-hex
+ * segment, so it never matches; the controller uses this to tell a claimed pool pod from one created on demand
+ * (the pool pod's created-at is the pool's, not the session's, C-CTL-7).
+ */
+export function isWarmPodName(name: string): boolean {
+  return WARM_NAME.test(name);
+}
+
+/**
+ * Name of the `coordination.k8s.io/v1` Lease the controllers of `instance` elect their leader on (C-CTL-1), and
+ * that the server reads to report whether a controller runs. ≤ 51 characters for a valid instance name.
+ */
+export function controllerLeaseName(instance: string): string {
+  return `${POD_PREFIX}${instance}-controller`;
 }
 
 function derivedName(prefix: string, instance: string, sessionId: string): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CREATED_AT_ANNOTATION, LAST_ACTIVITY_ANNOTATION } from './labels.js';
-import { createdAt, idleTime, isPodReady, isTerminal, isTerminating, lastActivity, oldestFirst, podAge } from './pod-status.js';
+import { CLAIMED_AT_ANNOTATION, CREATED_AT_ANNOTATION, LAST_ACTIVITY_ANNOTATION } from './labels.js';
+import { createdAt, idleTime, isPodReady, isTerminal, isTerminating, lastActivity, oldestFirst, podAge, sessionStartedAt } from './pod-status.js';
 import { NOW, observedPod } from './testing/fixtures.js';
 
 const T0 = '2026-07-29T10:00:00Z';
@@ -69,6 +69,14 @@ describe(createdAt.name, () => {
   it('ignores last-activity', () => {
     const pod = observedPod({ annotations: { [LAST_ACTIVITY_ANNOTATION]: T2, [CREATED_AT_ANNOTATION]: T1 } });
     expect(createdAt(pod)?.toISOString()).toBe('2026-07-29T11:00:00.000Z');
+  });
+});
+
+describe(sessionStartedAt.name, () => {
+  it('is claimed-at for a claimed pool pod, else created-at (C-CTL-7)', () => {
+    expect(sessionStartedAt(observedPod({ annotations: { [CREATED_AT_ANNOTATION]: T0, [CLAIMED_AT_ANNOTATION]: T1 } }))).toEqual(new Date(T1));
+    expect(sessionStartedAt(observedPod({ annotations: { [CREATED_AT_ANNOTATION]: T0, [CLAIMED_AT_ANNOTATION]: 'garbage' } }))).toEqual(new Date(T0));
+    expect(sessionStartedAt(observedPod({}))).toBeUndefined();
   });
 });
 

@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { CREATED_AT_ANNOTATION, LAST_ACTIVITY_ANNOTATION } from './labels.js';
+import { CLAIMED_AT_ANNOTATION, CREATED_AT_ANNOTATION, LAST_ACTIVITY_ANNOTATION } from './labels.js';
 import { parseTimestamp } from './timestamp.js';
 
 /**
@@ -39,6 +39,14 @@ export function createdAt(pod: V1Pod): Date | undefined {
  */
 export function lastActivity(pod: V1Pod): Date | undefined {
   return annotationTime(pod, LAST_ACTIVITY_ANNOTATION) ?? createdAt(pod);
+}
+
+/**
+ * When the pod's session began: `claimed-at` (a pool pod claimed later than it was made), else {@link createdAt}
+ * (a pod created on demand for the session). The absolute lifetime `--max-session-age` counts from it (C-CTL-7).
+ */
+export function sessionStartedAt(pod: V1Pod): Date | undefined {
+  return annotationTime(pod, CLAIMED_AT_ANNOTATION) ?? createdAt(pod);
 }
 
 /** Milliseconds since {@link createdAt} at `now` (negative if the clock is behind), or `undefined`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatTimestamp, parseTimestamp } from './timestamp.js';
+import { formatMicroTime, formatTimestamp, parseTimestamp } from './timestamp.js';
 
 describe(formatTimestamp.name, () => {
   it('writes RFC 3339 UTC truncated to seconds (Go §3.2)', () => {
@@ -39,5 +39,13 @@ describe(parseTimestamp.name, () => {
     '1785339502',
   ])('rejects %j without throwing', (text) => {
     expect(parseTimestamp(text)).toBeUndefined();
+  });
+});
+
+describe(formatMicroTime.name, () => {
+  it('writes exactly six fractional digits, which parse back to the same instant (C-CTL-1)', () => {
+    expect(formatMicroTime(new Date('2026-07-29T17:38:22.123Z'))).toBe('2026-07-29T17:38:22.123000Z');
+    expect(formatMicroTime(new Date('2026-07-29T17:38:22Z'))).toBe('2026-07-29T17:38:22.000000Z');
+    expect(parseTimestamp(formatMicroTime(new Date('2026-07-29T17:38:22.5Z')))).toEqual(new Date('2026-07-29T17:38:22.5Z'));
   });
 });

@@ -38,3 +38,12 @@ export function parseTimestamp(text: string): Date | undefined {
   const fractionMs = m[7] === undefined ? 0 : Math.floor(Number(`0${m[7]}`) * 1000);
   return new Date(fields.getTime() + fractionMs - offsetMs);
 }
+
+/**
+ * Formats `date` as a `metav1.MicroTime`: RFC 3339 UTC with exactly six fractional digits
+ * (`2026-07-29T17:38:22.123000Z`). Real API servers reject a Lease time with client-node's default three digits
+ * (stack-notes C), so Lease times are always written through this.
+ */
+export function formatMicroTime(date: Date): string {
+  return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}

@@ -1,19 +1,7 @@
 import { STATUS_CODES } from 'node:http';
-import {
-  ApiException,
-  CoreV1Api,
-  Observable,
-  PatchStrategy,
-  Watch,
-  setHeaderOptions,
-  type ConfigurationOptions,
-  type KubeConfig,
-  type RequestContext,
-  type ResponseContext,
-  type V1Pod,
-  type V1Secret,
-} from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, Watch, type KubeConfig, type V1Pod, type V1Secret } from '@kubernetes/client-node';
 import { Registry } from 'prom-client';
+import { abortedError, messageOf, reasonOf, sendKubeRequest, type KubeRequestOptions } from './client-node-request.js';
 import { KubeError } from './kube-error.js';
 import type { DeletePreconditions, KubeApi, PodList, PodListQuery, PodMergePatch, PodWatchEnd } from './kube-api.port.js';
 import { KubeRequestMetrics, type KubeResource, type KubeVerb } from './kube-request-metrics.js';
@@ -26,8 +14,6 @@ export interface ClientNodeKubeApiOptions {
   /** Server-side bound of one watch stream; the backend re-watches after it (default 300 s). */
   watchTimeoutSeconds?: number;
 }
-
-type Options = ConfigurationOptions;
 
 /**
  * `KubeApi` on `@kubernetes/client-node` 1.4.0 (object-parameter `CoreV1Api`, stack-notes C): merge patches via
@@ -166,124 +152,13 @@ export class ClientNodeKubeApi implements KubeApi {
     });
   }
 
-  /**
-   * Sends one request with the caller's signal (and a content type), counts it, maps its failure. A 429, or a
-   * 5xx carrying `Retry-After`, was not processed by the server: it is retried up to {@link MAX_RETRIES} times
-   * after the advised delay (capped), as client-go does.
-   */
-  private async send<T>(
+  private send<T>(
     verb: KubeVerb,
     resource: KubeResource,
     signal: AbortSignal,
-    call: (options: Options) => Promise<T>,
+    call: (options: KubeRequestOptions) => Promise<T>,
     contentType?: string,
   ): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      if (signal.aborted) {
-        this.metrics.record(verb, resource, 'aborted');
-        throw abortedError(signal);
-      }
-      let options: Options = { middleware: [signalMiddleware(signal)], middlewareMergeStrategy: 'append' };
-      if (contentType) options = setHeaderOptions('Content-Type', contentType, options);
-      try {
-        const result = await call(options);
-        this.metrics.record(verb, resource, verb === 'create' ? '201' : '200');
-        return result;
-      } catch (error) {
-        if (error instanceof ApiException) {
-          this.metrics.record(verb, resource, String(error.code));
-          const delayMs = retryDelayMs(error, attempt);
-          if (delayMs !== undefined && (await sleep(delayMs, signal))) continue;
-          throw fromApiException(error);
-        }
-        if (signal.aborted) {
-          this.metrics.record(verb, resource, 'aborted');
-          throw abortedError(signal);
-        }
-        this.metrics.record(verb, resource, 'error');
-        throw new KubeError(messageOf(error), undefined, undefined, { cause: error });
-      }
-    }
+    return sendKubeRequest(this.metrics, { verb, resource, signal, contentType }, call);
   }
-}
-
-const MAX_RETRIES = 3;
-const MAX_RETRY_DELAY_MS = 1_000;
-
-/** Delay before retrying an answer the server asked us to retry, or undefined when it must not be retried. */
-function retryDelayMs(error: ApiException<unknown>, attempt: number): number | undefined {
-  if (attempt >= MAX_RETRIES) return undefined;
-  const header = error.headers?.['retry-after'];
-  const advised = header !== undefined && /^\d+$/.test(header) ? Number(header) * 1000 : undefined;
-  if (error.code === 429) return Math.min(advised ?? 100 * 2 ** attempt, MAX_RETRY_DELAY_MS);
-  if (error.code >= 500 && advised !== undefined) return Math.min(advised, MAX_RETRY_DELAY_MS);
-  return undefined;
-}
-
-/** Resolves true after `ms`, false at once when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(true);
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** Hands the signal to node-fetch (client-node's `RequestContext.setSignal`), so aborting ends the request. */
-function signalMiddleware(signal: AbortSignal): NonNullable<Options['middleware']>[number] {
-  return {
-    pre: (context: RequestContext) => {
-      context.setSignal(signal);
-      return new Observable(Promise.resolve(context));
-    },
-    post: (response: ResponseContext) => new Observable(Promise.resolve(response)),
-  };
-}
-
-interface StatusBody {
-  message?: string;
-  reason?: string;
-}
-
-/** `ApiException.body` is the raw response text (or undefined on 401); its Status carries reason and message. */
-function fromApiException(error: ApiException<unknown>): KubeError {
-  let status: StatusBody | undefined;
-  if (typeof error.body === 'string') {
-    try {
-      status = JSON.parse(error.body) as StatusBody;
-    } catch {
-      status = undefined;
-    }
-  } else if (error.body && typeof error.body === 'object') {
-    status = error.body as StatusBody;
-  }
-  const code = error.code;
-  const message = typeof status?.message === 'string' && status.message !== '' ? status.message : `${code} ${STATUS_CODES[code] ?? 'error'}`;
-  return new KubeError(message, code, typeof status?.reason === 'string' ? status.reason : reasonOf(code), { cause: error });
-}
-
-const REASONS: Record<number, string> = {
-  400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 410: 'Expired',
-  422: 'Invalid', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout',
-};
-
-function reasonOf(code: number): string | undefined {
-  return REASONS[code];
-}
-
-function abortedError(signal: AbortSignal): KubeError {
-  const reason: unknown = signal.reason;
-  const timedOut = reason instanceof Error && reason.name === 'TimeoutError';
-  return new KubeError(timedOut ? 'request timed out' : 'request aborted', undefined, undefined, { cause: reason });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -11,3 +11,7 @@ export {
 } from './pod-selection.js';
 export { KUBE_REQUESTS_METRIC } from './kube-request-metrics.js';
 export { loadKubeConfig } from './kube-config.js';
+export * from './lease/index.js';
+export { sendKubeRequest, fromApiException, abortedError, type KubeRequest, type KubeRequestOptions } from './client-node-request.js';
+export { KubeRequestMetrics, type KubeResource, type KubeVerb } from './kube-request-metrics.js';
+export { isAlreadyExists, isConflict, isNotFound, errorText } from './kube-error.js';

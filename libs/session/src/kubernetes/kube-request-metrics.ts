@@ -3,8 +3,8 @@ import { Counter, type Registry } from 'prom-client';
 /** Name of the Kubernetes request counter (contract §9). */
 export const KUBE_REQUESTS_METRIC = 'cli_mcp_kube_requests_total';
 
-export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'patch' | 'delete';
-export type KubeResource = 'pods' | 'secrets';
+export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
+export type KubeResource = 'pods' | 'secrets' | 'leases';
 
 /**
  * `cli_mcp_kube_requests_total{verb,resource,code}`: every request the backend sends, by outcome. `code` is the
@@ -20,7 +20,7 @@ export class KubeRequestMetrics {
       (existing as Counter<'verb' | 'resource' | 'code'> | undefined) ??
       new Counter({
         name: KUBE_REQUESTS_METRIC,
-        help: 'Kubernetes API requests sent by the server, by verb, resource and response code',
+        help: 'Kubernetes API requests sent by this process, by verb, resource and response code',
         labelNames: ['verb', 'resource', 'code'],
         registers: [registry],
       });
