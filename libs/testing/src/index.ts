@@ -30,3 +30,4 @@ export { KubeApiError, Statuses } from './fake-kube/api/status.js';
 export { formatMicroTime, formatTime } from './fake-kube/api/kube-time.js';
 export type { KubeObject, ObjectMeta, Status, StatusDetails, StatusCause } from './fake-kube/api/types.js';
 export { sendRaw, type RawRequest, type RawResponse } from './raw-http/raw-http-client.js';
+export { FakeClock, type ClockLike } from './fake-clock.js';
