@@ -116,8 +116,9 @@ export class LeaderElector {
       if (this.roleValue === 'follower') this.becomeLeader();
       this.armGuard();
     } else if (this.roleValue === 'leader') {
-      if (attempt.kind === 'held' || isConflict(attempt.error)) this.stepDown('lost the lease (409 Conflict on renew)');
-      else if (!this.isLeader) this.stepDown(`renew deadline passed: ${errorText(attempt.error)}`);
+      const error = attempt.kind === 'failed' ? attempt.error : undefined;
+      if (attempt.kind === 'held' || isConflict(error)) this.stepDown('lost the lease (409 Conflict on renew)');
+      else if (!this.isLeader) this.stepDown(`renew deadline passed: ${error === undefined ? 'late answer' : errorText(error)}`);
     }
     // client-go JitterFactor 1.2 for candidates, so followers do not retry in lockstep; the leader renews on time.
     const period = this.roleValue === 'leader' ? timing.retryPeriodMs : timing.retryPeriodMs * (1 + 0.2 * this.options.random());
