@@ -1,0 +1,62 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { KubeError, isConflict } from '@cli-mcp/session';
+
+export type Reconciler = 'pool' | 'gc' | 'election' | 'informer';
+/** Bounded reasons (never raw messages, C-CTL-4 / contract §9). */
+export type ErrorReason = 'rejected' | 'quota' | 'conflict' | 'unavailable' | 'other';
+export type GcReason = 'idle' | 'max_age' | 'orphan_secret';
+export type PoolDeletionReason = 'surplus' | 'stale' | 'broken';
+
+/** Maps any failure to its bounded metric reason. */
+export function errorReason(error: unknown): ErrorReason {
+  if (!(error instanceof KubeError)) return 'other';
+  if (error.status === undefined || error.status === 429 || error.status >= 500) return 'unavailable';
+  if (isConflict(error)) return 'conflict';
+  if (error.status === 403 && /exceeded quota/i.test(error.message)) return 'quota';
+  return 'rejected';
+}
+
+/**
+ * The controller's metrics (C-CTL-4, C-CTL-8) on the app's own registry: pool desired/ready (and pods by state),
+ * claims observed, pool creations and deletions, GC deletions by reason, reconcile errors, the shortfall flag and
+ * whether this process leads. Labels are bounded enums only.
+ */
+export class ControllerMetrics {
+  readonly poolDesired: Gauge;
+  readonly poolReady: Gauge;
+  readonly poolPods: Gauge<'state'>;
+  readonly poolShortfall: Gauge;
+  readonly poolCreations: Counter<'outcome'>;
+  readonly poolDeletions: Counter<'reason'>;
+  readonly claimsObserved: Counter;
+  readonly gcDeletions: Counter<'reason'>;
+  readonly reconcileErrors: Counter<'reconciler' | 'reason'>;
+  readonly leader: Gauge;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.poolDesired = new Gauge({ name: 'cli_mcp_controller_pool_desired', help: 'Unassigned sandbox pods the warm pool should hold (--warm-pool-size)', registers });
+    this.poolReady = new Gauge({ name: 'cli_mcp_controller_pool_ready', help: 'Unassigned sandbox pods that are Ready now', registers });
+    this.poolPods = new Gauge({ name: 'cli_mcp_controller_pool_pods', help: 'Unassigned sandbox pods by state', labelNames: ['state'], registers });
+    this.poolShortfall = new Gauge({
+      name: 'cli_mcp_controller_pool_shortfall',
+      help: '1 while fewer pool pods are Ready than desired for longer than --pool-shortfall-grace',
+      registers,
+    });
+    this.poolCreations = new Counter({ name: 'cli_mcp_controller_pool_creations_total', help: 'Pool pod creations by outcome', labelNames: ['outcome'], registers });
+    this.poolDeletions = new Counter({ name: 'cli_mcp_controller_pool_deletions_total', help: 'Pool pod deletions by reason', labelNames: ['reason'], registers });
+    this.claimsObserved = new Counter({ name: 'cli_mcp_controller_claims_observed_total', help: 'Pool pods the leader saw claimed by a session', registers });
+    this.gcDeletions = new Counter({ name: 'cli_mcp_controller_gc_deletions_total', help: 'Sessions (pods and Secret) or orphan Secrets removed by GC, by reason', labelNames: ['reason'], registers });
+    this.reconcileErrors = new Counter({
+      name: 'cli_mcp_controller_reconcile_errors_total',
+      help: 'Failed API calls of the controller, by reconciler and reason',
+      labelNames: ['reconciler', 'reason'],
+      registers,
+    });
+    this.leader = new Gauge({ name: 'cli_mcp_controller_leader', help: '1 while this process holds the instance Lease', registers });
+  }
+
+  error(reconciler: Reconciler, error: unknown): void {
+    this.reconcileErrors.inc({ reconciler, reason: errorReason(error) });
+  }
+}

@@ -1,0 +1,84 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, isTerminal, isTerminating, oldestFirst } from '@cli-mcp/podspec';
+import { isServing } from '@cli-mcp/session';
+
+/**
+ * The warm-pool decision over the informer's pods (C-CTL-2, C-CTL-6; the Go operator's final rules, Go §4.4): pure,
+ * so every rule is unit-tested without an API. Only UNASSIGNED pods (no session label) are the pool's; a pod that
+ * carries a session label is never touched here.
+ *
+ * - broken = Failed/Succeeded or crash-looping: not a slot (it will never serve), deleted and replaced;
+ * - terminating (not broken) = still a slot until it is gone (it holds quota and a node's resources);
+ * - stale = spec hash differs from the desired one: a slot (claimable meanwhile), deleted so it is re-created;
+ * - pending creates (sent, not yet seen by the informer) = slots, so one deficit never causes two creates;
+ * - deficit = desired − slots → create; surplus = slots − desired → trim the oldest current pods (re-read first).
+ */
+export interface PoolInputs {
+  /** The instance's sandbox pods (assigned and unassigned), as the informer has them. */
+  readonly pods: readonly V1Pod[];
+  readonly desired: number;
+  /** `sandboxSpecHash` of the current configuration. */
+  readonly specHash: string;
+  /** Creates answered but not yet observed. */
+  readonly pendingCreates: number;
+}
+
+export type PoolDeletion = { readonly pod: V1Pod; readonly reason: 'broken' | 'stale' };
+
+export interface PoolPlan {
+  readonly create: number;
+  /** Surplus, oldest first: each must be re-read and skipped if it gained a session label (C-CTL-2). */
+  readonly trim: readonly V1Pod[];
+  readonly replace: readonly PoolDeletion[];
+  readonly counts: PoolCounts;
+}
+
+export interface PoolCounts {
+  readonly desired: number;
+  /** Unassigned, live, Ready with an IP: what a claim gets at once (any spec hash). */
+  readonly ready: number;
+  /** Slots: current + stale + terminating + pending creates. */
+  readonly slots: number;
+  readonly terminating: number;
+  readonly broken: number;
+  readonly stale: number;
+}
+
+export function planPool(inputs: PoolInputs): PoolPlan {
+  const unassigned = inputs.pods.filter((pod) => pod.metadata?.labels?.[SESSION_ID_LABEL] === undefined);
+  const broken = unassigned.filter(isBroken);
+  const working = unassigned.filter((pod) => !isBroken(pod));
+  const terminating = working.filter(isTerminating);
+  const live = working.filter((pod) => !isTerminating(pod));
+  const stale = live.filter((pod) => pod.metadata?.annotations?.[SPEC_HASH_ANNOTATION] !== inputs.specHash);
+  const current = live.filter((pod) => pod.metadata?.annotations?.[SPEC_HASH_ANNOTATION] === inputs.specHash);
+
+  const slots = live.length + terminating.length + inputs.pendingCreates;
+  const surplus = Math.max(0, slots - inputs.desired);
+  return {
+    create: Math.max(0, inputs.desired - slots),
+    trim: [...current].sort(oldestFirst).slice(0, surplus),
+    replace: [
+      ...broken.filter((pod) => !isTerminating(pod)).map((pod) => ({ pod, reason: 'broken' as const })),
+      ...stale.map((pod) => ({ pod, reason: 'stale' as const })),
+    ],
+    counts: {
+      desired: inputs.desired,
+      ready: live.filter(isServing).length,
+      slots,
+      terminating: terminating.length,
+      broken: broken.length,
+      stale: stale.length,
+    },
+  };
+}
+
+/** Will never serve: finished, or its container keeps crashing (C-CTL-6). */
+export function isBroken(pod: V1Pod): boolean {
+  return isTerminal(pod) || isCrashLooping(pod);
+}
+
+/** A container waits in `CrashLoopBackOff` (the kubelet backs off restarting it). */
+export function isCrashLooping(pod: V1Pod): boolean {
+  return (pod.status?.containerStatuses ?? []).some((status) => status.state?.waiting?.reason === 'CrashLoopBackOff');
+}
