@@ -84,7 +84,8 @@ export class FakeControllerCluster implements ControllerKubeApi {
   private version = 0;
   private uids = 0;
 
-  constructor() {
+  /** @param now the API server's clock, for `creationTimestamp` and `deletionTimestamp`. */
+  constructor(private readonly now: () => Date = () => new Date()) {
     this.informer = new FakePodInformer(new Map());
   }
 
@@ -147,7 +148,7 @@ export class FakeControllerCluster implements ControllerKubeApi {
     if (!pod) throw notFound('pods', name);
     checkPreconditions('pods', name, pod, preconditions);
     if (!this.gracefulDeletes || pod.metadata?.deletionTimestamp) return this.finishTermination(name);
-    this.mutatePod(name, (p) => (p.metadata!.deletionTimestamp = new Date()));
+    this.mutatePod(name, (p) => (p.metadata!.deletionTimestamp = this.now()));
   }
 
   async annotatePod(name: string, annotations: Record<string, string | null>, signal: AbortSignal): Promise<V1Pod> {
@@ -191,7 +192,7 @@ export class FakeControllerCluster implements ControllerKubeApi {
     object.metadata ??= {};
     if (created) {
       object.metadata.uid = `uid-${++this.uids}`;
-      object.metadata.creationTimestamp ??= new Date();
+      object.metadata.creationTimestamp ??= this.now();
     }
     object.metadata.resourceVersion = String(++this.version);
     return object;
