@@ -1,4 +1,5 @@
 import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigModule, registerAs } from '@nestjs/config';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config/server-config.js';
 import { ShutdownCoordinator } from './lifecycle/shutdown-coordinator.js';
@@ -10,7 +11,7 @@ import { RunningCalls } from './mcp/running-calls.js';
 import { MetricsService } from './metrics/metrics.service.js';
 import { createSessionService } from './sessions/create-session-service.js';
 import type { SessionService } from './sessions/session-service.port.js';
-import { APP_LOGGER, SERVER_CONFIG, SESSION_SERVICE } from './tokens.js';
+import { APP_LOGGER, SERVER_CONFIG, SERVER_CONFIG_NAMESPACE, SESSION_SERVICE } from './tokens.js';
 
 export interface AppOptions {
   readonly config: ServerConfig;
@@ -36,8 +37,18 @@ export class CoreModule {
     return {
       module: CoreModule,
       global: true,
+      // The validated configuration (C-CFG-1) through @nestjs/config: `SERVER_CONFIG` is its `server` namespace.
+      // It never reads process.env or a .env file: main.ts validated argv + env before anything started.
+      imports: [
+        ConfigModule.forRoot({
+          isGlobal: true,
+          ignoreEnvFile: true,
+          validatePredefined: false,
+          skipProcessEnv: true,
+          load: [registerAs(SERVER_CONFIG_NAMESPACE, () => options.config)],
+        }),
+      ],
       providers: [
-        { provide: SERVER_CONFIG, useValue: options.config },
         { provide: APP_LOGGER, useValue: options.logger },
         ...SHARED,
         {
@@ -47,7 +58,7 @@ export class CoreModule {
         },
         SessionShutdown,
       ],
-      exports: [SERVER_CONFIG, APP_LOGGER, SESSION_SERVICE, ...SHARED],
+      exports: [APP_LOGGER, SESSION_SERVICE, ...SHARED],
     };
   }
 }

@@ -5,3 +5,4 @@ export * from './flags/flag-reader.js';
 export * from './flags/render-help.js';
 export * from './net/address.js';
 export * from './logging/pino-logger.js';
+export * from './config/settings.js';

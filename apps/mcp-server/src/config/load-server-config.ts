@@ -1,26 +1,12 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { RECOMMENDED_KEY_BYTES } from '@cli-mcp/auth';
-import {
-  FlagReader,
-  LOG_LEVELS,
-  hostnameOf,
-  isLoopbackAddress,
-  parseHostPort,
-  readRawFlags,
-  renderHelp,
-} from '@cli-mcp/common';
-import {
-  DEFAULT_SANDBOX_FLAG_NAMES,
-  parseQuantity,
-  validateSandboxPodConfig,
-  type RawSandboxPodConfig,
-  type SandboxFlagNames,
-  type SandboxPodConfig,
-} from '@cli-mcp/podspec';
-import { isValidSessionId } from '@cli-mcp/session';
+import { FlagReader, hostnameOf, isLoopbackAddress, parseHostPort, readRawFlags, readSettings, renderHelp } from '@cli-mcp/common';
+import { isValidSessionId, readKubernetesSettings } from '@cli-mcp/session';
+import { parseQuantity } from '@cli-mcp/podspec';
 import { defaultInstructions } from './instructions.js';
-import type { AllowedHosts, HttpConfig, KubernetesFlags, ServerConfig } from './server-config.js';
+import type { AllowedHosts, HttpConfig, ServerConfig } from './server-config.js';
 import { ENV_PREFIX, SERVER_FLAGS } from './server-flags.js';
+import { ServerSettings } from './server-settings.js';
 
 /** Side effects the loader needs, injected so tests run without files or randomness. */
 export interface ConfigEnvironment {
@@ -40,9 +26,6 @@ export type ConfigOutcome =
   | { readonly kind: 'version'; readonly text: string }
   | { readonly kind: 'invalid'; readonly problems: readonly string[] };
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-
 /**
  * Parses argv and env into the one typed configuration (C-CFG-1). Every problem is collected — each names its
  * flag and env var — and returned together; the caller prints them and exits non-zero before anything starts.
@@ -52,17 +35,8 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
   if (flags.boolean('help')) return { kind: 'help', text: helpText(io.version) };
   if (flags.boolean('version')) return { kind: 'version', text: `cli-mcp-server ${io.version}\n` };
   const warnings: string[] = [];
-
-  const transport = flags.oneOf('transport', ['stdio', 'http'], 'stdio');
-  flags.boolean('stateless'); // Go compatibility only: HTTP is always stateless here.
-  const backend = flags.oneOf('backend', ['local', 'kubernetes'], 'local');
-
-  const defaultTimeoutMs = flags.duration('default-timeout', { minMs: 1000, maxMs: DAY_MS, wholeSeconds: true }, 60_000);
-  const maxTimeoutMs = flags.duration('max-timeout', { minMs: 1000, maxMs: DAY_MS, wholeSeconds: true }, 300_000);
-  if (defaultTimeoutMs > maxTimeoutMs) {
-    flags.fail(`${flags.label('default-timeout')} must not exceed ${flags.label('max-timeout')}`);
-  }
-  const shutdownGraceMs = flags.duration('shutdown-grace', { minMs: 0, maxMs: DAY_MS }, maxTimeoutMs + 10_000);
+  const settings = readSettings(ServerSettings, flags);
+  const { transport, backend } = settings;
 
   const http = await readHttpConfig(flags, io, transport === 'http');
   if (transport === 'http' && !http.loopback && !http.allowedHosts.any && http.allowedHosts.names.length === 0) {
@@ -72,28 +46,17 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
     );
   }
   const stdioSessionId = readStdioSessionId(flags, io, transport);
-  const instructions = await readInstructions(flags, io, defaultTimeoutMs / 1000, maxTimeoutMs / 1000);
+  const instructions = await readInstructions(flags, io, settings.defaultTimeoutMs / 1000, settings.maxTimeoutMs / 1000);
   const stateDir = readStateDir(flags, io);
   const hmacKey = await readHmacKey(flags, io, stateDir, warnings);
   if (backend === 'kubernetes' && hmacKey.generate) {
     // Every replica must derive the same tokens, so the key is shared configuration, never generated (C-AUTH-1).
     flags.fail(`${flags.label('hmac-key-file')} is required with --backend kubernetes`);
   }
-
-  const isolation = flags.oneOf('local-isolation', ['auto', 'bwrap', 'none'], 'auto');
-  const network = flags.oneOf('local-network', ['auto', 'isolated', 'host', 'none'], 'auto');
-  if (backend === 'local' && (network === 'none' || network === 'isolated') && isolation === 'none') {
-    // Only bubblewrap can give a sandbox its own network namespace (docs/local-backend.md, "Network").
-    flags.fail(`${flags.label('local-network')} ${network} needs bubblewrap: use ${flags.label('local-isolation')} auto or bwrap`);
-  }
+  // The agent in every pod caps at the server's max, not at its own default (C-AG-14).
+  const kubernetes = readKubernetesSettings(flags, backend === 'kubernetes', settings.podTimeouts, warnings);
   const readOnlyBinds = flags.list('local-ro-bind').map((path) => resolve(io.cwd, path));
-  const maxProcesses = flags.isSet('local-max-processes') ? flags.integer('local-max-processes', { min: 32, max: 1_000_000 }, 0) : undefined;
   const maxMemoryBytes = readMemoryLimit(flags);
-  const maxSessions = flags.integer('max-sessions', { min: 1, max: 10_000 }, 32);
-  const warmPoolSize = flags.integer('warm-pool-size', { min: 0, max: 10_000 }, 0);
-  if (warmPoolSize > maxSessions) {
-    flags.fail(`${flags.label('warm-pool-size')} (${warmPoolSize}) must not exceed ${flags.label('max-sessions')} (${maxSessions})`);
-  }
 
   const config: ServerConfig = {
     version: io.version,
@@ -102,31 +65,36 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
     stdioSessionId,
     backend,
     tool: {
-      defaultTimeoutSeconds: defaultTimeoutMs / 1000,
-      maxTimeoutSeconds: maxTimeoutMs / 1000,
-      resultFormat: flags.oneOf('result-format', ['text', 'json'], 'text'),
-      maxOutputChars: flags.integer('max-output-chars', { min: 1000, max: 10_000_000 }, 30_000),
-      progressIntervalMs: flags.duration('progress-interval', { minMs: 100, maxMs: 5000 }, 5000),
+      defaultTimeoutSeconds: settings.defaultTimeoutMs / 1000,
+      maxTimeoutSeconds: settings.maxTimeoutMs / 1000,
+      resultFormat: settings.resultFormat,
+      maxOutputChars: settings.maxOutputChars,
+      progressIntervalMs: settings.progressIntervalMs,
       instructions,
     },
-    cacheTtlMs: flags.duration('cache-ttl', { minMs: 1000, maxMs: HOUR_MS }, 30_000),
+    cacheTtlMs: settings.cacheTtlMs,
     eagerAcquire: flags.isSet('eager-acquire') ? flags.boolean('eager-acquire') : true,
-    shutdownGraceMs,
+    shutdownGraceMs: settings.shutdownGraceMs ?? settings.maxTimeoutMs + 10_000,
     hmacKey,
     local: {
       stateDir,
       sandboxDir: transport === 'stdio' ? join(stateDir, 'stdio', stdioSessionId) : stateDir,
-      isolation,
-      network,
+      isolation: settings.localIsolation,
+      network: settings.localNetwork,
       readOnlyBinds,
-      maxProcesses,
+      maxProcesses: settings.localMaxProcesses,
       maxMemoryBytes,
-      maxSessions,
-      idleTimeoutMs: flags.duration('idle-timeout', { minMs: 1000, maxMs: 30 * DAY_MS }, 30 * 60_000),
-      warmPoolSize,
+      maxSessions: settings.maxSessions,
+      idleTimeoutMs: settings.idleTimeoutMs,
+      warmPoolSize: settings.warmPoolSize,
     },
-    kubernetes: readKubernetesFlags(flags, backend === 'kubernetes', { maxTimeoutSeconds: maxTimeoutMs / 1000, defaultTimeoutSeconds: defaultTimeoutMs / 1000 }, warnings),
-    logLevel: flags.oneOf('log-level', LOG_LEVELS, 'info'),
+    kubernetes: {
+      ...kubernetes.settings,
+      podConfig: kubernetes.podConfig,
+      readyTimeoutMs: settings.readyTimeoutMs,
+      activityIntervalMs: settings.activityIntervalMs,
+    },
+    logLevel: settings.logLevel,
   };
   if (flags.problems.length > 0) return { kind: 'invalid', problems: flags.problems };
   return { kind: 'run', config, warnings };
@@ -254,65 +222,6 @@ async function readHmacKey(
     flags.invalid('hmac-key-file', `failed to read HMAC key file: ${reason(error)}`);
   }
   return { path, generate: false };
-}
-
-/** The pod settings are validated only when the backend is selected; every problem names its flag and env var. */
-function readKubernetesFlags(
-  flags: FlagReader,
-  selected: boolean,
-  timeouts: Pick<RawSandboxPodConfig, 'maxTimeoutSeconds' | 'defaultTimeoutSeconds'>,
-  warnings: string[],
-): KubernetesFlags {
-  const raw: RawSandboxPodConfig = {
-    namespace: flags.string('namespace'),
-    instanceName: flags.string('instance-name'),
-    image: flags.string('sandbox-image'),
-    imagePullPolicy: flags.string('sandbox-image-pull-policy'),
-    serviceAccountName: flags.string('sandbox-service-account'),
-    kubeconfigSecret: flags.string('kubeconfig-secret'),
-    cpuRequest: flags.string('sandbox-cpu-request'),
-    cpuLimit: flags.string('sandbox-cpu-limit'),
-    memoryRequest: flags.string('sandbox-memory-request'),
-    memoryLimit: flags.string('sandbox-memory-limit'),
-    env: flags.string('sandbox-env'),
-    workspaceSizeLimit: flags.string('sandbox-workspace-size-limit'),
-    tmpSizeLimit: flags.string('sandbox-tmp-size-limit'),
-    terminationGracePeriodSeconds: flags.string('sandbox-termination-grace-period'),
-    runtimeClassName: flags.string('sandbox-runtime-class'),
-    // The agent in every pod caps at the server's max, not at its own default (C-AG-14).
-    ...timeouts,
-  };
-  let podConfig: SandboxPodConfig | undefined;
-  if (selected) {
-    // Name every field as `--flag (env CLI_MCP_FLAG)`; the agent port is not a server flag (the default is used).
-    const names = Object.fromEntries(
-      Object.entries(DEFAULT_SANDBOX_FLAG_NAMES)
-        .filter(([field]) => field !== 'agentPort')
-        .map(([field, flag]) => [field, flags.label(flag.replace(/^--/, ''))]),
-    ) as Partial<SandboxFlagNames>;
-    const result = validateSandboxPodConfig(raw, names);
-    warnings.push(...result.warnings);
-    if (result.ok) podConfig = result.config;
-    // The timeout rules are the server's own too: report a shared problem once.
-    else for (const error of result.errors) if (!flags.problems.includes(error)) flags.fail(error);
-  }
-  return {
-    podConfig,
-    namespace: flags.string('namespace'),
-    instanceName: flags.string('instance-name'),
-    sandboxImage: flags.string('sandbox-image'),
-    kubeconfig: flags.string('kubeconfig'),
-    kubeconfigSecret: flags.string('kubeconfig-secret'),
-    sandboxServiceAccount: flags.string('sandbox-service-account'),
-    cpuRequest: flags.string('sandbox-cpu-request'),
-    cpuLimit: flags.string('sandbox-cpu-limit'),
-    memoryRequest: flags.string('sandbox-memory-request'),
-    memoryLimit: flags.string('sandbox-memory-limit'),
-    imagePullPolicy: flags.string('sandbox-image-pull-policy'),
-    sandboxEnv: flags.string('sandbox-env'),
-    readyTimeoutMs: flags.duration('ready-timeout', { minMs: 1000, maxMs: HOUR_MS }, 60_000),
-    activityIntervalMs: flags.duration('activity-interval', { minMs: 1000, maxMs: HOUR_MS }, 30_000),
-  };
 }
 
 /** `--local-max-memory`: a Kubernetes-style quantity of bytes, at least 128Mi (the agent itself needs ~60 MB). */

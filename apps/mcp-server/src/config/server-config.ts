@@ -1,5 +1,6 @@
 import type { LogLevelName } from '@cli-mcp/common';
 import type { SandboxPodConfig } from '@cli-mcp/podspec';
+import type { KubernetesSettings } from '@cli-mcp/session';
 
 export type Transport = 'stdio' | 'http';
 export type BackendKind = 'local' | 'kubernetes';
@@ -54,21 +55,12 @@ export interface LocalBackendConfig {
   readonly warmPoolSize: number;
 }
 
-/** Kubernetes flags (C-K8S-9); `podConfig` is set (validated by libs/podspec) when the backend is selected. */
-export interface KubernetesFlags {
+/**
+ * Kubernetes settings (C-K8S-9): the flags shared with the controller as read (once, `KubernetesSettings`), the
+ * pod configuration validated by libs/podspec when the backend is selected, and the server's own timings.
+ */
+export interface KubernetesServerConfig extends Readonly<KubernetesSettings> {
   readonly podConfig: SandboxPodConfig | undefined;
-  readonly namespace: string | undefined;
-  readonly instanceName: string | undefined;
-  readonly sandboxImage: string | undefined;
-  readonly kubeconfig: string | undefined;
-  readonly kubeconfigSecret: string | undefined;
-  readonly sandboxServiceAccount: string | undefined;
-  readonly cpuRequest: string | undefined;
-  readonly cpuLimit: string | undefined;
-  readonly memoryRequest: string | undefined;
-  readonly memoryLimit: string | undefined;
-  readonly imagePullPolicy: string | undefined;
-  readonly sandboxEnv: string | undefined;
   readonly readyTimeoutMs: number;
   readonly activityIntervalMs: number;
 }
@@ -89,6 +81,6 @@ export interface ServerConfig {
   /** HMAC key file; `generate` = create it on first start if missing (local default). */
   readonly hmacKey: { readonly path: string; readonly generate: boolean };
   readonly local: LocalBackendConfig;
-  readonly kubernetes: KubernetesFlags;
+  readonly kubernetes: KubernetesServerConfig;
   readonly logLevel: LogLevelName;
 }

@@ -1,4 +1,5 @@
 import type { FlagSpec } from '@cli-mcp/common';
+import { COMMAND_TIMEOUT_FLAGS, KUBERNETES_FLAGS } from '@cli-mcp/session';
 
 /** Env var prefix of every server flag (C-CFG-1): `--max-output-chars` ↔ `CLI_MCP_MAX_OUTPUT_CHARS`. */
 export const ENV_PREFIX = 'CLI_MCP_';
@@ -21,8 +22,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   { group: SERVER, name: 'cache-ttl', valueName: 'duration', default: '30s', description: 'How long a session → sandbox lookup is cached.' },
   { group: SERVER, name: 'shutdown-grace', valueName: 'duration', defaultText: 'max-timeout + 10s', description: 'On SIGTERM/SIGINT, how long running commands may finish before they are cancelled.' },
 
-  { group: TOOL, name: 'default-timeout', valueName: 'duration', default: '60s', description: 'Command timeout when a call gives none (or ≤ 0).' },
-  { group: TOOL, name: 'max-timeout', valueName: 'duration', default: '300s', description: 'Upper bound of a call\'s timeout; larger values are clamped.' },
+  ...COMMAND_TIMEOUT_FLAGS.map((spec) => ({ ...spec, group: TOOL })),
   { group: TOOL, name: 'result-format', valueName: 'text|json', default: 'text', description: 'Tool result text: readable plain text, or the Go server\'s JSON object.' },
   { group: TOOL, name: 'max-output-chars', valueName: 'n', default: '30000', description: 'Budget of the result text; the head and tail of the output are kept and the rest is counted exactly.' },
   { group: TOOL, name: 'progress-interval', valueName: 'duration', default: '5s', description: 'Interval of progress notifications for calls that send a progressToken (at most 5s).' },
@@ -42,22 +42,8 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   { group: LOCAL, name: 'idle-timeout', valueName: 'duration', default: '30m', description: 'A sandbox unused this long is removed (kubernetes: drives the controller).' },
   { group: LOCAL, name: 'warm-pool-size', valueName: 'n', default: '0', description: 'Sandboxes started ahead of demand (kubernetes: drives the controller).' },
 
-  { group: KUBE, name: 'namespace', valueName: 'name', description: 'Namespace of sandbox pods (required).' },
-  { group: KUBE, name: 'instance-name', valueName: 'name', description: 'Instance label value; separates several servers in one namespace (required).' },
-  { group: KUBE, name: 'sandbox-image', valueName: 'image', description: 'Sandbox container image (required).' },
-  { group: KUBE, name: 'kubeconfig', valueName: 'path', description: 'The server\'s own kubeconfig; empty = in-cluster config.' },
-  { group: KUBE, name: 'kubeconfig-secret', valueName: 'name', description: 'Secret mounted at /config in sandboxes (required).' },
-  { group: KUBE, name: 'sandbox-service-account', valueName: 'name', description: 'ServiceAccount of sandbox pods (required).' },
-  { group: KUBE, name: 'sandbox-cpu-request', valueName: 'quantity', defaultText: '100m', description: 'CPU request of sandbox pods.' },
-  { group: KUBE, name: 'sandbox-cpu-limit', valueName: 'quantity', defaultText: '500m', description: 'CPU limit of sandbox pods.' },
-  { group: KUBE, name: 'sandbox-memory-request', valueName: 'quantity', defaultText: '128Mi', description: 'Memory request of sandbox pods.' },
-  { group: KUBE, name: 'sandbox-memory-limit', valueName: 'quantity', defaultText: '512Mi', description: 'Memory limit of sandbox pods.' },
-  { group: KUBE, name: 'sandbox-image-pull-policy', valueName: 'Always|Never|IfNotPresent', description: 'imagePullPolicy of the sandbox container (unset: Kubernetes default).' },
-  { group: KUBE, name: 'sandbox-env', valueName: 'json', description: 'Extra sandbox env as a JSON array of Kubernetes EnvVar.' },
-  { group: KUBE, name: 'sandbox-workspace-size-limit', valueName: 'quantity', defaultText: '1Gi', description: 'sizeLimit of the /workspace emptyDir.' },
-  { group: KUBE, name: 'sandbox-tmp-size-limit', valueName: 'quantity', defaultText: '256Mi', description: 'sizeLimit of the /tmp emptyDir (the root filesystem is read-only).' },
-  { group: KUBE, name: 'sandbox-termination-grace-period', valueName: 'seconds', defaultText: 'max-timeout + 10', description: 'terminationGracePeriodSeconds of sandbox pods (a running command may finish).' },
-  { group: KUBE, name: 'sandbox-runtime-class', valueName: 'name', description: 'runtimeClassName of sandbox pods (e.g. gvisor or kata for stronger isolation).' },
+  // Defined once with the controller (libs/session `KUBERNETES_FLAGS`), listed here under this heading.
+  ...KUBERNETES_FLAGS.map((spec) => ({ ...spec, group: KUBE })),
   { group: KUBE, name: 'ready-timeout', valueName: 'duration', default: '60s', description: 'How long a new sandbox may take to become ready.' },
   { group: KUBE, name: 'activity-interval', valueName: 'duration', default: '30s', description: 'At most one last-activity update per session per interval.' },
 

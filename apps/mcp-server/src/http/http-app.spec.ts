@@ -1,9 +1,11 @@
 import { SessionError, SessionErrorCode } from '@cli-mcp/session';
+import { ConfigService } from '@nestjs/config';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { execResult, testConfig } from '../../test/fakes.js';
 import { startHttpApp } from '../../test/http-app.js';
 import type { ServerConfig } from '../config/server-config.js';
+import { SERVER_CONFIG, SERVER_CONFIG_NAMESPACE } from '../tokens.js';
 
 const apps: NestFastifyApplication[] = [];
 
@@ -28,6 +30,20 @@ function sseMessages(body: string): Array<Record<string, unknown>> {
 }
 
 describe('HTTP app', () => {
+  it('exposes the one validated configuration through @nestjs/config, without reading the environment', async () => {
+    const config = testConfig();
+    process.env.CLI_MCP_SPEC_PROBE = 'from-env';
+    try {
+      const { app } = await start(config);
+      const service = app.get(ConfigService);
+      expect(service.get(SERVER_CONFIG_NAMESPACE)).toBe(config);
+      expect(app.get(SERVER_CONFIG)).toBe(config);
+      expect(service.get('CLI_MCP_SPEC_PROBE')).toBeUndefined();
+    } finally {
+      delete process.env.CLI_MCP_SPEC_PROBE;
+    }
+  });
+
   describe('DELETE /sessions/{id} (Go TestSessionDelete, C-HTTP-1)', () => {
     it('ends the session and answers 204', async () => {
       const { app, sessions } = await start();

@@ -124,6 +124,28 @@ export class FlagReader {
       .filter((entry) => entry !== '');
   }
 
+  /**
+   * The value as `kind` with the syntax checked only (ranges and cross-flag rules belong to a settings class,
+   * `readSettings`); `undefined` when unset, and also when malformed — that problem is recorded.
+   */
+  parse(name: string, kind: FlagValueKind): string | boolean | number | string[] | undefined {
+    switch (kind) {
+      case 'boolean':
+        return this.boolean(name);
+      case 'list':
+        return this.list(name);
+      case 'string':
+        return this.string(name);
+      case 'integer':
+      case 'duration': {
+        if (this.string(name) === undefined) return undefined;
+        const before = this.found.length;
+        const value = kind === 'integer' ? this.integer(name, {}, Number.NaN) : this.duration(name, {}, Number.NaN);
+        return this.found.length === before ? value : undefined;
+      }
+    }
+  }
+
   /** Records `problem` against flag `name`, saying where a non-default value came from. */
   invalid(name: string, problem: string): void {
     const source = this.source(name);
@@ -145,7 +167,11 @@ export class FlagReader {
   }
 }
 
-function rangeText<T>(min: T | undefined, max: T | undefined, show: (value: T) => string): string {
+/** How a flag's text is read into a settings field. */
+export type FlagValueKind = 'string' | 'boolean' | 'integer' | 'duration' | 'list';
+
+/** `between 1 and 9`, `at least 1s`, `at most 5m` (bounds shown with `show`). */
+export function rangeText<T>(min: T | undefined, max: T | undefined, show: (value: T) => string): string {
   if (min !== undefined && max !== undefined) return `between ${show(min)} and ${show(max)}`;
   if (min !== undefined) return `at least ${show(min)}`;
   if (max !== undefined) return `at most ${show(max)}`;

@@ -15,3 +15,6 @@ export * from './lease/index.js';
 export { sendKubeRequest, fromApiException, abortedError, type KubeRequest, type KubeRequestOptions } from './client-node-request.js';
 export { KubeRequestMetrics, type KubeResource, type KubeVerb } from './kube-request-metrics.js';
 export { isAlreadyExists, isConflict, isNotFound, errorText } from './kube-error.js';
+export {
+  COMMAND_TIMEOUT_FLAGS, CommandTimeoutSettings, KUBERNETES_FLAGS, KubernetesSettings, readKubernetesSettings, type KubernetesConfig,
+} from './kubernetes-settings.js';
