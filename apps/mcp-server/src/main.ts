@@ -2,9 +2,8 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { createRootLogger } from '@cli-mcp/common';
+import { createRootLogger, resolveVersion } from '@cli-mcp/common';
 import { loadServerConfig } from './config/load-server-config.js';
-import { resolveVersion } from './config/version.js';
 
 /**
  * Entry point: one validated configuration (C-CFG-1) — nothing starts when it has problems — then the chosen

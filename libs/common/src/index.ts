@@ -6,3 +6,4 @@ export * from './flags/render-help.js';
 export * from './net/address.js';
 export * from './logging/pino-logger.js';
 export * from './config/settings.js';
+export * from './version.js';

@@ -6,7 +6,7 @@ const PACKAGE_NAME = 'cli-mcp-server';
 const SHA = /^[0-9a-f]{7,40}$/;
 
 /**
- * `<package version>+<8-char git sha>` (C-MCP-1; Go used the commit, 8 chars). The sha comes from
+ * `<package version>+<8-char git sha>` of the server and the controller (C-MCP-1; Go used the commit, 8 chars). The sha comes from
  * `CLI_MCP_GIT_SHA` (set by image builds, which have no `.git`), else from the checkout the server runs from;
  * without either, the package version alone.
  */

@@ -1,0 +1,41 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { ConfigModule, registerAs } from '@nestjs/config';
+import { TerminusModule } from '@nestjs/terminus';
+import type { Registry } from 'prom-client';
+import type { ControllerConfig } from './config/controller-config.js';
+import type { ControllerRuntime } from './controller-runtime.js';
+import { HealthController } from './http/health.controller.js';
+import { MetricsController } from './http/metrics.controller.js';
+import { CONTROLLER_CONFIG_NAMESPACE, CONTROLLER_RUNTIME, METRICS_REGISTRY } from './tokens.js';
+
+export interface ControllerAppOptions {
+  readonly config: ControllerConfig;
+  readonly runtime: ControllerRuntime;
+  readonly registry: Registry;
+}
+
+/** The controller's HTTP surface (no MCP): `/live`, `/health`, `/metrics`; the configuration via @nestjs/config. */
+@Module({})
+export class ControllerAppModule {
+  static forRoot(options: ControllerAppOptions): DynamicModule {
+    return {
+      module: ControllerAppModule,
+      imports: [
+        // Validated before Nest started (C-CFG-1); ConfigModule only holds it and reads no env or .env file.
+        ConfigModule.forRoot({
+          isGlobal: true,
+          ignoreEnvFile: true,
+          validatePredefined: false,
+          skipProcessEnv: true,
+          load: [registerAs(CONTROLLER_CONFIG_NAMESPACE, () => options.config)],
+        }),
+        TerminusModule.forRoot({ errorLogStyle: 'json' }),
+      ],
+      controllers: [HealthController, MetricsController],
+      providers: [
+        { provide: CONTROLLER_RUNTIME, useValue: options.runtime },
+        { provide: METRICS_REGISTRY, useValue: options.registry },
+      ],
+    };
+  }
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// Launcher of the built sandbox controller (npm "bin"): the code lives in dist/ after `npm run build`.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const entry = new URL('../dist/apps/sandbox-controller/src/main.js', import.meta.url);
+if (!existsSync(fileURLToPath(entry))) {
+  process.stderr.write(
+    'sandbox-controller is not built yet: run `npm run build` (or `node scripts/build.mjs sandbox-controller`) in the repository first.\n',
+  );
+  process.exit(1);
+}
+await import(entry.href);
