@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { AgentClient } from '@cli-mcp/agent-client';
 import { buildWarmPod, validateSandboxPodConfig, warmPodName, type RawSandboxPodConfig, type SandboxPodConfig } from '@cli-mcp/podspec';
 import { KubernetesBackend, SessionManager, SessionMetrics, createKubernetesBackend, type KubernetesBackendLogger } from '@cli-mcp/session';
-import { PODS, SECRETS, startFakeCluster, type FakeCluster, type KubeletOptions, type KubeObject } from '@cli-mcp/testing';
+import { PODS, SECRETS, startFakeCluster, type FakeCluster, type FakeClusterOptions, type KubeletOptions, type KubeObject } from '@cli-mcp/testing';
 import { randomBytes } from 'node:crypto';
 import { Registry } from 'prom-client';
 
@@ -57,6 +57,8 @@ export interface ReplicaOptions {
   cacheTtlMs?: number;
   /** Awaited before each `POST /assign` this replica sends: pauses a claim at an exact point of a race. */
   beforeAssign?: (agentUrl: string) => Promise<void>;
+  /** Wall time for the annotations (a test clock that can jump, shared with a controller). */
+  wallClock?: () => Date;
 }
 
 /** The real agent client, with a hook in front of `/assign` (the races' interleaving point). */
@@ -83,8 +85,12 @@ export interface KubeStack {
   stop(): Promise<void>;
 }
 
-export async function startKubeStack(kubelet: KubeletOptions = FAST_KUBELET, podSettings: RawSandboxPodConfig = {}): Promise<KubeStack> {
-  const cluster = await startFakeCluster({ namespace: NAMESPACE, kubelet });
+export async function startKubeStack(
+  kubelet: KubeletOptions = FAST_KUBELET,
+  podSettings: RawSandboxPodConfig = {},
+  clusterOptions: Omit<FakeClusterOptions, 'kubelet' | 'namespace'> = {},
+): Promise<KubeStack> {
+  const cluster = await startFakeCluster({ ...clusterOptions, namespace: NAMESPACE, kubelet });
   const cfg = podConfig(podSettings);
   // The sandbox's own kubeconfig Secret (mounted at /config) is the operator's, not the server's: seed it.
   cluster.api.create(SECRETS, NAMESPACE, {
@@ -115,6 +121,7 @@ export async function startKubeStack(kubelet: KubeletOptions = FAST_KUBELET, pod
         readyTimeoutMs: options.readyTimeoutMs ?? 15_000,
         activityIntervalMs: options.activityIntervalMs,
         requestTimeoutMs: options.requestTimeoutMs,
+        wallClock: options.wallClock,
       });
       const manager = new SessionManager({ backend, agent, metrics, cacheTtlMs: options.cacheTtlMs });
       const replica: Replica = {

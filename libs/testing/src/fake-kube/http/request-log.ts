@@ -55,13 +55,24 @@ function matches(record: RequestRecord, filter: RequestFilter): boolean {
  */
 export class RequestLog {
   private records: RequestRecord[] = [];
+  private readonly listeners = new Set<(record: RequestRecord) => void>();
   private seq = 0;
 
   /** Appends a record (called by the server). */
   record(entry: Omit<RequestRecord, 'seq' | 'faulted'>): RequestRecord {
     const record: RequestRecord = { ...entry, seq: ++this.seq, faulted: false };
     this.records.push(record);
+    for (const listener of this.listeners) listener(record);
     return record;
+  }
+
+  /**
+   * Calls `listener` for every request as it ARRIVES — before faults and handling — so a test can change the
+   * cluster exactly between two requests of a client (force an interleaving). Returns the unsubscribe function.
+   */
+  onRecord(listener: (record: RequestRecord) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** All records, oldest first (optionally filtered). */
