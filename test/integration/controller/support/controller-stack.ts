@@ -10,7 +10,7 @@ import { sandboxSelector, type SandboxPodConfig } from '@cli-mcp/podspec';
 import { ClientNodeLeaseApi, type Clock } from '@cli-mcp/session';
 import { Registry } from 'prom-client';
 import type { ControllerConfig } from '../../../../apps/sandbox-controller/src/config/controller-config.js';
-import { silentControllerLogger, type ControllerLogger } from '../../../../apps/sandbox-controller/src/controller-logger.js';
+import type { ControllerLogger } from '../../../../apps/sandbox-controller/src/controller-logger.js';
 import { ControllerRuntime } from '../../../../apps/sandbox-controller/src/controller-runtime.js';
 import { ClientNodeControllerApi } from '../../../../apps/sandbox-controller/src/kube/client-node-controller-api.js';
 import { ListWatchPodInformer } from '../../../../apps/sandbox-controller/src/kube/list-watch-pod-informer.js';
@@ -57,8 +57,34 @@ export class JumpClock implements Clock {
   }
 }
 
+/** A logger that remembers its lines and lets a test wait for one (an event, not a poll). */
+export class WaitableLogger implements ControllerLogger {
+  readonly lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> = [];
+  private waiters: Array<{ message: string; resolve: () => void }> = [];
+
+  debug = (message: string, fields?: Record<string, unknown>): void => this.add('debug', message, fields);
+  info = (message: string, fields?: Record<string, unknown>): void => this.add('info', message, fields);
+  warn = (message: string, fields?: Record<string, unknown>): void => this.add('warn', message, fields);
+  error = (message: string, fields?: Record<string, unknown>): void => this.add('error', message, fields);
+
+  /** Resolves when a line with `message` has been logged (at once if it already was). */
+  until(message: string, timeoutMs = 20_000): Promise<void> {
+    if (this.lines.some((l) => l.message === message)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no log line "${message}" within ${timeoutMs} ms; got ${JSON.stringify(this.lines.map((l) => l.message))}`)), timeoutMs);
+      this.waiters.push({ message, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  }
+
+  private add(level: string, message: string, fields?: Record<string, unknown>): void {
+    this.lines.push({ level, message, fields });
+    this.waiters = this.waiters.filter((w) => (w.message === message ? (w.resolve(), false) : true));
+  }
+}
+
 export interface InProcessController {
   readonly runtime: ControllerRuntime;
+  readonly logger: WaitableLogger;
   readonly informer: ListWatchPodInformer;
   readonly registry: Registry;
   readonly config: ControllerConfig;
@@ -74,7 +100,6 @@ export interface ControllerOptions {
   leaseDurationMs?: number;
   podConfig?: SandboxPodConfig;
   kubeconfigPath?: string;
-  logger?: ControllerLogger;
 }
 
 export interface ControllerStack extends KubeStack {
@@ -105,7 +130,7 @@ export async function startControllerStack(): Promise<ControllerStack> {
         leaseDurationMs: options.leaseDurationMs ?? 3000,
         logLevel: 'info',
       };
-      const logger = options.logger ?? silentControllerLogger;
+      const logger = new WaitableLogger();
       const informer = new ListWatchPodInformer({
         kubeConfig, namespace: podConfig.namespace, labelSelector: sandboxSelector(podConfig.instanceName), registry, clock, random: Math.random, logger,
       });
@@ -125,6 +150,7 @@ export async function startControllerStack(): Promise<ControllerStack> {
       const controller: InProcessController = {
         runtime,
         informer,
+        logger,
         registry,
         config,
         async stop(stopOptions) {
