@@ -59,7 +59,8 @@ export class JumpClock implements Clock {
 
 /** A logger that remembers its lines and lets a test wait for one (an event, not a poll). */
 export class WaitableLogger implements ControllerLogger {
-  readonly lines: Array<{ level: string; message: string; fields?: Record<string, unknown> }> = [];
+  /** `at` = performance.now() when logged (orderings across controllers). */
+  readonly lines: Array<{ level: string; message: string; fields?: Record<string, unknown>; at: number }> = [];
   private waiters: Array<{ message: string; resolve: () => void }> = [];
 
   debug = (message: string, fields?: Record<string, unknown>): void => this.add('debug', message, fields);
@@ -77,7 +78,7 @@ export class WaitableLogger implements ControllerLogger {
   }
 
   private add(level: string, message: string, fields?: Record<string, unknown>): void {
-    this.lines.push({ level, message, fields });
+    this.lines.push({ level, message, fields, at: performance.now() });
     this.waiters = this.waiters.filter((w) => (w.message === message ? (w.resolve(), false) : true));
   }
 }
