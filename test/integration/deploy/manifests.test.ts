@@ -2,7 +2,7 @@
  * C-SHIP-2/3 on the rendered manifests: `kubectl kustomize` renders the base and every overlay; each object
  * validates offline against the Kubernetes schemas; selectors match the labels the pods really carry (server pods
  * from the Deployment, sandbox pods from libs/podspec); every pod template passes the restricted Pod Security
- * Standard; RBAC is exactly C-K8S-10; the server Deployment is highly available and probed on /live and /health.
+ * Standard; RBAC is exactly C-K8S-10 (+ leases get) for the server and the controller's for it; the server Deployment is highly available and probed on /live and /health.
  */
 import type { V1Deployment, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -109,14 +109,30 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
     expect(bound).not.toContain(sandboxAccount.metadata.name);
   });
 
-  it('grants the server exactly the C-K8S-10 verbs and nothing cluster-scoped', () => {
-    const role = of(target, 'Role').find((r) => r.metadata.name.endsWith('-server')) as Manifest & { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> };
-    expect(role.rules.map((r) => ({ groups: r.apiGroups, resources: [...r.resources].sort(), verbs: [...r.verbs].sort() }))).toEqual([
+  const rulesOf = (suffix: string) =>
+    (of(target, 'Role').find((r) => r.metadata.name.endsWith(suffix)) as Manifest & { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> }).rules.map(
+      (r) => ({ groups: r.apiGroups, resources: [...r.resources].sort(), verbs: [...r.verbs].sort() }),
+    );
+
+  it('grants the server exactly the C-K8S-10 verbs plus leases get (controller status in /health), nothing cluster-scoped', () => {
+    expect(rulesOf('-server')).toEqual([
       { groups: [''], resources: ['pods'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
       { groups: [''], resources: ['secrets'], verbs: ['create', 'delete'] },
+      { groups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get'] },
     ]);
     expect(of(target, 'ClusterRole')).toHaveLength(0);
     expect(of(target, 'ClusterRoleBinding')).toHaveLength(0);
+  });
+
+  it('grants the controller exactly pods get/list/watch/create/delete/patch, secrets list/delete, leases get/create/update', () => {
+    expect(rulesOf('-controller')).toEqual([
+      { groups: [''], resources: ['pods'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
+      { groups: [''], resources: ['secrets'], verbs: ['delete', 'list'] },
+      { groups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create', 'get', 'update'] },
+    ]);
+    const binding = of(target, 'RoleBinding').find((b) => b.metadata.name.endsWith('-controller')) as unknown as { roleRef: { name: string }; subjects: Array<{ kind: string; name: string }> };
+    expect(binding.roleRef.name).toMatch(/-controller$/);
+    expect(binding.subjects).toEqual([expect.objectContaining({ kind: 'ServiceAccount', name: expect.stringMatching(/-controller$/) })]);
   });
 
   it('runs the server highly available (except dev), probed on /live and /health, bounded, behind the bearer (C-MCP-8)', () => {
