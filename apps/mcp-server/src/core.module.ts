@@ -9,6 +9,7 @@ import { McpServerFactory } from './mcp/mcp-server.factory.js';
 import { ModernServerFactory } from './mcp/modern-server.factory.js';
 import { RunningCalls } from './mcp/running-calls.js';
 import { MetricsService } from './metrics/metrics.service.js';
+import { CONTROLLER_PROBE, createControllerProbe } from './sessions/controller-probe.js';
 import { createSessionService } from './sessions/create-session-service.js';
 import type { SessionService } from './sessions/session-service.port.js';
 import { APP_LOGGER, SERVER_CONFIG, SERVER_CONFIG_NAMESPACE, SESSION_SERVICE } from './tokens.js';
@@ -56,9 +57,14 @@ export class CoreModule {
           useFactory: (config: ServerConfig, metrics: MetricsService, logger: Logger) => createSessionService(config, metrics.registry, logger),
           inject: [SERVER_CONFIG, MetricsService, APP_LOGGER],
         },
+        {
+          provide: CONTROLLER_PROBE,
+          useFactory: (config: ServerConfig, metrics: MetricsService) => createControllerProbe(config, metrics.registry),
+          inject: [SERVER_CONFIG, MetricsService],
+        },
         SessionShutdown,
       ],
-      exports: [APP_LOGGER, SESSION_SERVICE, ...SHARED],
+      exports: [APP_LOGGER, SESSION_SERVICE, CONTROLLER_PROBE, ...SHARED],
     };
   }
 }

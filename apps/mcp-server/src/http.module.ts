@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { CoreModule, type AppOptions } from './core.module.js';
 import { BoundaryGuard } from './http/boundary/boundary.guard.js';
+import { ControllerHealthIndicator } from './http/controller-health.indicator.js';
 import { HealthController } from './http/health.controller.js';
 import { McpController } from './http/mcp.controller.js';
 import { MetricsController } from './http/metrics.controller.js';
@@ -20,7 +21,7 @@ export class HttpAppModule {
       module: HttpAppModule,
       imports: [CoreModule.forRoot(options), TerminusModule.forRoot({ errorLogStyle: 'json' })],
       controllers: [McpController, SessionsController, HealthController, MetricsController],
-      providers: [SessionsHealthIndicator, BoundaryGuard, { provide: APP_GUARD, useExisting: BoundaryGuard }],
+      providers: [SessionsHealthIndicator, ControllerHealthIndicator, BoundaryGuard, { provide: APP_GUARD, useExisting: BoundaryGuard }],
     };
   }
 }

@@ -1,17 +1,22 @@
 /**
  * RBAC discipline (C-K8S-10): a realistic workload — create, claim, exec, touch, container restart (reassign),
  * rollback after a lost claim, cancel routing, release, health — and every request the fake API server saw must be
- * a namespaced pods get/list/watch/create/patch/delete or secrets create/delete, and allowed by the deployed Role.
+ * a namespaced pods get/list/watch/create/patch/delete, secrets create/delete or leases get (/health), and allowed
+ * by the deployed Role.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { NAMESPACE, noAbort, skipReason, isReadyPod, readyAfterRestarts, startKubeStack, type KubeStack } from './support/kube-stack.js';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ClientNodeLeaseApi, probeControllerLease } from '@cli-mcp/session';
+import { INSTANCE, NAMESPACE, noAbort, skipReason, isReadyPod, readyAfterRestarts, startKubeStack, type KubeStack } from './support/kube-stack.js';
 
 const CONTRACT: Record<string, string[]> = {
   pods: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
   secrets: ['create', 'delete'],
+  // /health's "is a controller running" (issue 9).
+  leases: ['get'],
 };
 
 interface Rule {
@@ -34,7 +39,7 @@ describe.skipIf(skipReason)('RBAC discipline of the Kubernetes backend (C-K8S-10
     await stack?.stop();
   });
 
-  it('uses only namespaced pods get/list/watch/create/patch/delete and secrets create/delete', async () => {
+  it('uses only namespaced pods get/list/watch/create/patch/delete, secrets create/delete and leases get', async () => {
     stack.cluster.requests.clear();
     const a = stack.replica({ activityIntervalMs: 1 });
     const b = stack.replica({ activityIntervalMs: 1 });
@@ -57,6 +62,9 @@ describe.skipIf(skipReason)('RBAC discipline of the Kubernetes backend (C-K8S-10
     await b.manager.end('rbac-create', noAbort());
     await b.manager.end('rbac-claim', noAbort());
     await a.manager.checkHealth(noAbort());
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(stack.cluster.kubeconfigPath);
+    await probeControllerLease(new ClientNodeLeaseApi({ kubeConfig, namespace: NAMESPACE }), INSTANCE, () => new Date(), noAbort());
 
     const records = stack.cluster.requests.entries();
     expect(records.length).toBeGreaterThan(10);
@@ -64,16 +72,17 @@ describe.skipIf(skipReason)('RBAC discipline of the Kubernetes backend (C-K8S-10
     const seen = new Set<string>();
     for (const record of records) {
       const what = `${record.method} ${record.path}?${new URLSearchParams(record.query).toString()}`;
-      expect(record.path, what).toMatch(new RegExp(`^/api/v1/namespaces/${NAMESPACE}/(pods|secrets)(/[^/]+)?$`));
+      expect(record.path, what).toMatch(new RegExp(`^/(api/v1|apis/coordination\\.k8s\\.io/v1)/namespaces/${NAMESPACE}/(pods|secrets|leases)(/[^/]+)?$`));
       expect(record.namespace, what).toBe(NAMESPACE);
       const resource = record.resource as string;
       const verb = record.verb as string;
       expect(CONTRACT[resource], what).toBeDefined();
       expect(CONTRACT[resource], what).toContain(verb);
-      expect(role.some((rule) => rule.apiGroups.includes('') && rule.resources.includes(resource) && rule.verbs.includes(verb)), what).toBe(true);
+      const group = resource === 'leases' ? 'coordination.k8s.io' : '';
+      expect(role.some((rule) => rule.apiGroups.includes(group) && rule.resources.includes(resource) && rule.verbs.includes(verb)), what).toBe(true);
       seen.add(`${verb} ${resource}`);
     }
     // The workload exercised the whole permitted surface.
-    expect([...seen].sort()).toEqual(['create pods', 'create secrets', 'delete pods', 'delete secrets', 'get pods', 'list pods', 'patch pods', 'watch pods']);
+    expect([...seen].sort()).toEqual(['create pods', 'create secrets', 'delete pods', 'delete secrets', 'get leases', 'get pods', 'list pods', 'patch pods', 'watch pods']);
   });
 });

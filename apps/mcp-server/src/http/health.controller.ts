@@ -1,15 +1,20 @@
 import { Controller, Get } from '@nestjs/common';
-import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
+import { HealthCheck, HealthCheckService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
 import { OpenRoute } from './boundary/open-route.decorator.js';
+import { ControllerHealthIndicator } from './controller-health.indicator.js';
 import { SessionsHealthIndicator } from './sessions-health.indicator.js';
 
-/** `/live` (no dependencies) and `/health` (the session backend can make sandboxes), C-HTTP-2; open (C-HTTP-5). */
+/**
+ * `/live` (no dependencies) and `/health` (the session backend can make sandboxes, C-HTTP-2; with the Kubernetes
+ * backend also whether a sandbox controller runs — a detail that never fails the check); open (C-HTTP-5).
+ */
 @OpenRoute()
 @Controller()
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly sessions: SessionsHealthIndicator,
+    private readonly controller: ControllerHealthIndicator,
   ) {}
 
   @Get('live')
@@ -20,6 +25,8 @@ export class HealthController {
   @Get('health')
   @HealthCheck()
   check(): Promise<HealthCheckResult> {
-    return this.health.check([() => this.sessions.check('sessions')]);
+    const checks: Array<() => Promise<HealthIndicatorResult>> = [() => this.sessions.check('sessions')];
+    if (this.controller.enabled) checks.push(() => this.controller.check('controller'));
+    return this.health.check(checks);
   }
 }

@@ -1,4 +1,6 @@
 import type { V1Lease } from '@kubernetes/client-node';
+import { controllerLeaseName } from '@cli-mcp/podspec';
+import type { LeaseApi } from './lease-api.port.js';
 import { leaseRecordOf } from './lease-record.js';
 
 /**
@@ -44,4 +46,9 @@ export function describeControllerStatus(status: ControllerLeaseStatus): string 
     case 'absent':
       return 'no controller running: no controller lease exists for this instance (warm pool and idle GC are not maintained)';
   }
+}
+
+/** Reads the controller Lease of `instance` through `api` and judges it at `now` (the server's `/health`). */
+export async function probeControllerLease(api: LeaseApi, instance: string, now: () => Date, signal: AbortSignal): Promise<ControllerLeaseStatus> {
+  return controllerLeaseStatus(await api.getLease(controllerLeaseName(instance), signal), now());
 }
