@@ -1,7 +1,7 @@
-import { sandboxSpecHash } from '@cli-mcp/podspec';
+import { UNCLAIMABLE_ANNOTATION, sandboxSpecHash } from '@cli-mcp/podspec';
 import { describe, expect, it } from 'vitest';
 import { claim, crashLooping, podConfig, poolPod, ready, WALL_START } from '../../test/fixtures.js';
-import { isCrashLooping, planPool } from './pool-plan.js';
+import { isBroken, planPool } from './pool-plan.js';
 
 const HASH = sandboxSpecHash(podConfig());
 const OLD_CFG = podConfig({ image: 'quay.io/example/sandbox:0' });
@@ -69,11 +69,17 @@ describe(planPool.name, () => {
   });
 });
 
-describe(isCrashLooping.name, () => {
-  it('is true when a container waits in CrashLoopBackOff', () => {
+describe(isBroken.name, () => {
+  it('is what a claim skips for good: finished, crash-looping, marked unclaimable — not merely terminating', () => {
     const pod = poolPod('x');
-    expect(isCrashLooping(pod)).toBe(false);
+    expect(isBroken(pod)).toBe(false);
     crashLooping(pod);
-    expect(isCrashLooping(pod)).toBe(true);
+    expect(isBroken(pod)).toBe(true);
+    const marked = poolPod('marked');
+    marked.metadata!.annotations![UNCLAIMABLE_ANNOTATION] = 'token-conflict';
+    expect(isBroken(marked)).toBe(true);
+    const leaving = poolPod('leaving');
+    leaving.metadata!.deletionTimestamp = at(1);
+    expect(isBroken(leaving)).toBe(false);
   });
 });

@@ -1,13 +1,13 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, isTerminal, isTerminating, oldestFirst } from '@cli-mcp/podspec';
-import { isServing } from '@cli-mcp/session';
+import { SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, UNCLAIMABLE_ANNOTATION, isTerminal, isTerminating, oldestFirst } from '@cli-mcp/podspec';
+import { isCrashLooping, isServing } from '@cli-mcp/session';
 
 /**
  * The warm-pool decision over the informer's pods (C-CTL-2, C-CTL-6; the Go operator's final rules, Go §4.4): pure,
  * so every rule is unit-tested without an API. Only UNASSIGNED pods (no session label) are the pool's; a pod that
  * carries a session label is never touched here.
  *
- * - broken = Failed/Succeeded or crash-looping: not a slot (it will never serve), deleted and replaced;
+ * - broken = Failed/Succeeded, crash-looping or marked unclaimable: not a slot (it will never serve), replaced;
  * - terminating (not broken) = still a slot until it is gone (it holds quota and a node's resources);
  * - stale = spec hash differs from the desired one: a slot (claimable meanwhile), deleted so it is re-created;
  * - pending creates (sent, not yet seen by the informer) = slots, so one deficit never causes two creates;
@@ -73,12 +73,11 @@ export function planPool(inputs: PoolInputs): PoolPlan {
   };
 }
 
-/** Will never serve: finished, or its container keeps crashing (C-CTL-6). */
+/**
+ * Will never serve: finished, crash-looping, or marked unclaimable by a server (its agent holds a stray token) —
+ * the claim path's predicates (`isCrashLooping`, the unclaimable mark, C-CTL-5), so the pool replaces what claims
+ * skip for good (C-CTL-6), being deleted or not.
+ */
 export function isBroken(pod: V1Pod): boolean {
-  return isTerminal(pod) || isCrashLooping(pod);
-}
-
-/** A container waits in `CrashLoopBackOff` (the kubelet backs off restarting it). */
-export function isCrashLooping(pod: V1Pod): boolean {
-  return (pod.status?.containerStatuses ?? []).some((status) => status.state?.waiting?.reason === 'CrashLoopBackOff');
+  return isTerminal(pod) || isCrashLooping(pod) || pod.metadata?.annotations?.[UNCLAIMABLE_ANNOTATION] !== undefined;
 }
