@@ -5,6 +5,8 @@ import type { ControllerLogger } from '../controller-logger.js';
 import { Backoff } from '../reconcile/backoff.js';
 import type { PodChange, PodInformer } from './pod-informer.port.js';
 
+const NOT_LISTED = 'pods not listed yet';
+
 export interface ListWatchPodInformerOptions {
   kubeConfig: KubeConfig;
   namespace: string;
@@ -31,7 +33,7 @@ export class ListWatchPodInformer implements PodInformer {
   private readonly stateListeners = new Set<() => void>();
   private readonly last = new Map<string, V1Pod>();
   private syncedValue = false;
-  private problemValue: string | undefined = 'not listed yet';
+  private problemValue: string | undefined = NOT_LISTED;
   private stopping = false;
   /** A list answered; ListWatch applies it to its cache before it opens the next watch. */
   private justListed = false;
@@ -94,7 +96,7 @@ export class ListWatchPodInformer implements PodInformer {
   healthy(): void {
     this.backoff.reset();
     if (this.problemValue === undefined) return;
-    if (this.syncedValue) this.options.logger.info('pod list/watch restored');
+    if (this.problemValue !== NOT_LISTED) this.options.logger.info('pod list/watch restored');
     this.problemValue = undefined;
     this.notifyState();
   }
@@ -117,7 +119,7 @@ export class ListWatchPodInformer implements PodInformer {
     if (this.stopping) return; // stop() aborts the stream, which ListWatch reports as an error
     const delayMs = this.backoff.next();
     const message = errorText(error);
-    if (this.problemValue === undefined || this.problemValue === 'not listed yet') {
+    if (this.problemValue === undefined || this.problemValue === NOT_LISTED) {
       this.options.logger.warn('pod list/watch failed; retrying with back-off', { error: message, retry_in_ms: Math.round(delayMs) });
     }
     this.problemValue = `pod list/watch failing: ${message}`;

@@ -67,3 +67,17 @@ export async function startControllerProcess(args: readonly string[], env: Recor
     },
   };
 }
+
+/** Runs the built controller to completion (flag errors, --help, --version). */
+export function runControllerCli(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('CLI_MCP_'))) as Record<string, string>;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CONTROLLER_BIN, ...args], { cwd: REPO_ROOT, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
