@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { KubeObject } from './fake-kube/api/types.js';
+import { startDevController } from './dev-controller.js';
 import { startFakeCluster } from './fake-kube/fake-cluster.js';
 import { builtAgentCommand, builtAgentExists, repoRoot, standInAgentCommand, AGENT_ENTRY } from './fake-kube/kubelet/agent-locator.js';
 
@@ -25,6 +26,8 @@ Options:
   --no-kubelet        API server only (pods stay Pending)
   --speedup <n>       divide probe delays/periods and restart back-off by n (default 1)
   --verbose           forward the agents' output to stderr
+  --controller        also run the built sandbox-controller for instance "dev" (warm pool, idle GC) and print the
+                      matching server command line; with --warm-pool-size <n> (default 2), --idle-timeout <d> (5m)
   -h, --help          show this help
 `;
 
@@ -53,6 +56,9 @@ async function main(): Promise<void> {
       'no-kubelet': { type: 'boolean' },
       speedup: { type: 'string' },
       verbose: { type: 'boolean' },
+      controller: { type: 'boolean' },
+      'warm-pool-size': { type: 'string' },
+      'idle-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -88,6 +94,13 @@ async function main(): Promise<void> {
   log(values['no-kubelet'] ? 'kubelet disabled' : `kubelet: node fake-node, agent ${agent.args[0] === '-e' ? '(stand-in)' : agent.args.join(' ')}`);
   log(`try: KUBECONFIG=${cluster.kubeconfigPath} kubectl get pods -A (use --validate=false with kubectl create -f)`);
 
+  const controller = values.controller
+    ? startDevController(cluster.api, {
+        root, kubeconfig: cluster.kubeconfigPath, namespace: values.namespace ?? 'default',
+        warmPoolSize: values['warm-pool-size'] ?? '2', idleTimeout: values['idle-timeout'] ?? '5m', log,
+      })
+    : undefined;
+
   cluster.store.subscribe((event) => {
     if (event.resource !== 'pods') return;
     const key = `${event.object.metadata.namespace}/${event.object.metadata.name}`;
@@ -99,7 +112,14 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log(`${signal}: stopping (killing agents)`);
-    cluster.stop().then(
+    // The controller releases its Lease on SIGTERM: the API server must outlive it (bounded wait).
+    const controllerGone = new Promise<void>((resolve) => {
+      if (!controller || controller.exitCode !== null) return resolve();
+      controller.once('exit', () => resolve());
+      controller.kill('SIGTERM');
+      setTimeout(resolve, 5000).unref();
+    });
+    controllerGone.then(() => cluster.stop()).then(
       () => process.exit(0),
       (error: unknown) => {
         log(`stop failed: ${String(error)}`);

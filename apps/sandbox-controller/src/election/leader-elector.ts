@@ -187,7 +187,7 @@ export class LeaderElector {
   private becomeLeader(): void {
     this.roleValue = 'leader';
     this.term = new AbortController();
-    this.options.logger.info('became leader', { identity: this.options.identity, lease: this.options.leaseName });
+    this.options.logger.info('became leader', { lease: this.options.leaseName });
     this.options.onStartedLeading(this.term.signal);
   }
 
@@ -211,7 +211,7 @@ export class LeaderElector {
     this.term = undefined;
     // Our cached record is no proof of anything now: read the Lease before trying again.
     if (this.observed) this.observed = { ...this.observed, resourceVersion: undefined };
-    this.options.logger.warn('stopped leading', { identity: this.options.identity, reason });
+    this.options.logger.warn('stopped leading', { reason });
     this.options.onStoppedLeading(reason);
   }
 
@@ -222,7 +222,7 @@ export class LeaderElector {
     const record: LeaseRecord = { ...current.record, holderIdentity: '', leaseDurationSeconds: 1, acquireTime: wall, renewTime: wall };
     try {
       await this.options.api.replaceLease(leaseBody(this.options.leaseName, record, current.resourceVersion), AbortSignal.timeout(this.options.timing.requestTimeoutMs));
-      this.options.logger.info('released the lease', { identity: this.options.identity, lease: this.options.leaseName });
+      this.options.logger.info('released the lease', { lease: this.options.leaseName });
     } catch (error) {
       this.options.logger.warn('could not release the lease; it expires on its own', { error: errorText(error) });
     }
