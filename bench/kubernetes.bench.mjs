@@ -12,7 +12,7 @@ import { createKubernetesBackend } from '../dist/libs/session/src/kubernetes/ind
 import { PODS, SECRETS, builtAgentExists, startFakeCluster } from '../dist/libs/testing/src/index.js';
 import { median, ms, percentile, printTable } from './lib/stats.mjs';
 
-const NAMESPACE = 'cli-mcp';
+export const NAMESPACE = 'cli-mcp';
 const INSTANCE = 'bench';
 const HMAC_KEY = Buffer.from('kubernetes-bench-hmac-key-0123456789');
 const CALLS = Number(process.env.BENCH_K8S_CALLS ?? 1000);
@@ -44,7 +44,7 @@ class VirtualClock {
   }
 }
 
-function podConfig() {
+export function podConfig() {
   const result = validateSandboxPodConfig({
     namespace: NAMESPACE, instanceName: INSTANCE, image: 'bench/sandbox:latest',
     serviceAccountName: 'bench-sandbox', kubeconfigSecret: 'bench-kubeconfig', terminationGracePeriodSeconds: 1,
@@ -54,7 +54,7 @@ function podConfig() {
 }
 
 /** A replica: SessionManager + KubernetesBackend; `agentCalledAt` marks when the manager reached the agent. */
-function replica(cluster, cfg, { clock, marks } = {}) {
+export function replica(cluster, cfg, { clock, marks } = {}) {
   const registry = new Registry();
   const metrics = new SessionMetrics(registry);
   const agent = new AgentClient();
@@ -70,7 +70,7 @@ function replica(cluster, cfg, { clock, marks } = {}) {
     cancel: (...args) => agent.cancel(...args),
   };
   const manager = new SessionManager({ backend, agent: port, metrics, ...(clock ? { clock } : {}) });
-  return { manager, backend, stop: async () => { await manager.shutdown(); agent.close(); } };
+  return { manager, backend, registry, stop: async () => { await manager.shutdown(); agent.close(); } };
 }
 
 const signal = () => new AbortController().signal;

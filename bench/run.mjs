@@ -7,6 +7,7 @@ const suites = [
   ['kubernetes', './kubernetes.bench.mjs', 'runKubernetesBench'],
   ['eager', './eager.bench.mjs', 'runEagerBench'],
   ['eras', './eras.bench.mjs', 'runErasBench'],
+  ['controller', './controller.bench.mjs', 'runControllerBench'],
 ];
 const only = process.argv.slice(2);
 for (const [name, file, fn] of suites) {
