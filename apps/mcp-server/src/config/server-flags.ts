@@ -39,8 +39,8 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   { group: LOCAL, name: 'local-max-processes', valueName: 'n', description: 'Most tasks (processes and threads, the agent\'s own ~20 included) per sandbox; needs a writable cgroup (else start-up fails saying so). Unset: no limit.' },
   { group: LOCAL, name: 'local-max-memory', valueName: 'quantity', description: 'Most memory per sandbox (e.g. 512Mi, the agent\'s ~60 MB included); needs a writable cgroup (else start-up fails saying so). Unset: no limit.' },
   { group: LOCAL, name: 'max-sessions', valueName: 'n', default: '32', description: 'Most sandboxes alive at once; a new session beyond it is refused.' },
-  { group: LOCAL, name: 'idle-timeout', valueName: 'duration', default: '30m', description: 'A sandbox unused this long is removed (kubernetes: drives the controller).' },
-  { group: LOCAL, name: 'warm-pool-size', valueName: 'n', default: '0', description: 'Sandboxes started ahead of demand (kubernetes: drives the controller).' },
+  { group: LOCAL, name: 'idle-timeout', valueName: 'duration', default: '30m', description: 'A sandbox unused this long is removed (kubernetes: a sandbox-controller flag; accepted here, unused).' },
+  { group: LOCAL, name: 'warm-pool-size', valueName: 'n', default: '0', description: 'Sandboxes started ahead of demand (kubernetes: a sandbox-controller flag; accepted here, unused).' },
 
   // Defined once with the controller (libs/session `KUBERNETES_FLAGS`), listed here under this heading.
   ...KUBERNETES_FLAGS.map((spec) => ({ ...spec, group: KUBE })),
