@@ -1,5 +1,5 @@
 import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { ConfigModule, registerAs } from '@nestjs/config';
+import { validatedConfigModule } from '@cli-mcp/common';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config/server-config.js';
 import { ShutdownCoordinator } from './lifecycle/shutdown-coordinator.js';
@@ -40,15 +40,7 @@ export class CoreModule {
       global: true,
       // The validated configuration (C-CFG-1) through @nestjs/config: `SERVER_CONFIG` is its `server` namespace.
       // It never reads process.env or a .env file: main.ts validated argv + env before anything started.
-      imports: [
-        ConfigModule.forRoot({
-          isGlobal: true,
-          ignoreEnvFile: true,
-          validatePredefined: false,
-          skipProcessEnv: true,
-          load: [registerAs(SERVER_CONFIG_NAMESPACE, () => options.config)],
-        }),
-      ],
+      imports: [validatedConfigModule(SERVER_CONFIG_NAMESPACE, options.config)],
       providers: [
         { provide: APP_LOGGER, useValue: options.logger },
         ...SHARED,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { createRootLogger, resolveVersion } from '@cli-mcp/common';
+import { createRootLogger, resolveVersion, settleConfigOutcome } from '@cli-mcp/common';
 import { loadServerConfig } from './config/load-server-config.js';
 
 /**
@@ -19,19 +19,9 @@ async function main(): Promise<void> {
     readFile: (path) => readFile(path, 'utf8'),
     randomSuffix: () => randomBytes(4).toString('hex'),
   });
-  switch (outcome.kind) {
-    case 'help':
-    case 'version':
-      process.stdout.write(outcome.text);
-      return;
-    case 'invalid':
-      process.stderr.write(`cli-mcp-server: invalid configuration:\n${outcome.problems.map((p) => `  - ${p}\n`).join('')}Run with --help for every flag.\n`);
-      process.exitCode = 1;
-      return;
-    case 'run':
-      break;
-  }
-  const { config, warnings } = outcome;
+  const run = settleConfigOutcome('cli-mcp-server', outcome);
+  if (!run) return;
+  const { config, warnings } = run;
   const logger = createRootLogger({ level: config.logLevel, base: { server: 'cli-mcp-server' } });
   for (const warning of warnings) logger.warn(warning);
   const options = { config, logger };

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { ConfigModule, registerAs } from '@nestjs/config';
+import { validatedConfigModule } from '@cli-mcp/common';
 import { TerminusModule } from '@nestjs/terminus';
 import type { Registry } from 'prom-client';
 import type { ControllerConfig } from './config/controller-config.js';
@@ -21,14 +21,8 @@ export class ControllerAppModule {
     return {
       module: ControllerAppModule,
       imports: [
-        // Validated before Nest started (C-CFG-1); ConfigModule only holds it and reads no env or .env file.
-        ConfigModule.forRoot({
-          isGlobal: true,
-          ignoreEnvFile: true,
-          validatePredefined: false,
-          skipProcessEnv: true,
-          load: [registerAs(CONTROLLER_CONFIG_NAMESPACE, () => options.config)],
-        }),
+        // Validated before Nest started (C-CFG-1); the module only holds it.
+        validatedConfigModule(CONTROLLER_CONFIG_NAMESPACE, options.config),
         TerminusModule.forRoot({ errorLogStyle: 'json' }),
       ],
       controllers: [HealthController, MetricsController],

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createRootLogger, resolveVersion } from '@cli-mcp/common';
+import { createRootLogger, resolveVersion, settleConfigOutcome } from '@cli-mcp/common';
 
 import { loadControllerConfig } from './config/load-controller-config.js';
 
@@ -17,19 +17,9 @@ async function main(): Promise<void> {
     hostname: hostname(),
     randomSuffix: () => randomBytes(4).toString('hex'),
   });
-  switch (outcome.kind) {
-    case 'help':
-    case 'version':
-      process.stdout.write(outcome.text);
-      return;
-    case 'invalid':
-      process.stderr.write(`sandbox-controller: invalid configuration:\n${outcome.problems.map((p) => `  - ${p}\n`).join('')}Run with --help for every flag.\n`);
-      process.exitCode = 1;
-      return;
-    case 'run':
-      break;
-  }
-  const { config, warnings } = outcome;
+  const run = settleConfigOutcome('sandbox-controller', outcome);
+  if (!run) return;
+  const { config, warnings } = run;
   const logger = createRootLogger({ level: config.logLevel, base: { server: 'sandbox-controller', identity: config.identity } });
   for (const warning of warnings) logger.warn(warning);
   // Loaded only now, so --help, --version and flag errors answer without loading Nest and client-node.

@@ -7,3 +7,4 @@ export * from './net/address.js';
 export * from './logging/pino-logger.js';
 export * from './config/settings.js';
 export * from './version.js';
+export * from './config/config-outcome.js';

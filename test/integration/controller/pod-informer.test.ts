@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentControllerLogger } from '../../../apps/sandbox-controller/src/controller-logger.js';
 import { ListWatchPodInformer } from '../../../apps/sandbox-controller/src/kube/list-watch-pod-informer.js';
 import type { PodChange } from '../../../apps/sandbox-controller/src/kube/pod-informer.port.js';
+import { untilInformer } from './support/controller-stack.js';
 
 const NAMESPACE = 'cli-mcp';
 const INSTANCE = 'inf';
@@ -54,22 +55,7 @@ function startInformer(clock = new FakeClock()): { informer: ListWatchPodInforme
   return { informer: started, changes, clock, registry };
 }
 
-/** Resolves once `predicate` holds for the informer (checked on every change and sync). */
-function until(target: ListWatchPodInformer, predicate: () => boolean, what: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const check = (): void => {
-      if (!predicate()) return;
-      offChange();
-      offSync();
-      clearTimeout(timer);
-      resolve();
-    };
-    const offChange = target.onChange(check);
-    const offSync = target.onStateChange(check);
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 10_000);
-    check();
-  });
-}
+const until = (target: ListWatchPodInformer, predicate: () => boolean, what: string): Promise<void> => untilInformer(target, predicate, what, 10_000);
 
 const names = (pods: V1Pod[]): string[] => pods.map((p) => p.metadata!.name!).sort();
 

@@ -1,6 +1,6 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { RECOMMENDED_KEY_BYTES } from '@cli-mcp/auth';
-import { FlagReader, hostnameOf, isLoopbackAddress, parseHostPort, readRawFlags, readSettings, renderHelp } from '@cli-mcp/common';
+import { FlagReader, type ConfigOutcome as AppConfigOutcome, hostnameOf, isLoopbackAddress, parseHostPort, readRawFlags, readSettings, renderHelp } from '@cli-mcp/common';
 import { isValidSessionId, readKubernetesSettings } from '@cli-mcp/session';
 import { parseQuantity } from '@cli-mcp/podspec';
 import { defaultInstructions } from './instructions.js';
@@ -20,11 +20,7 @@ export interface ConfigEnvironment {
   randomSuffix(): string;
 }
 
-export type ConfigOutcome =
-  | { readonly kind: 'run'; readonly config: ServerConfig; readonly warnings: readonly string[] }
-  | { readonly kind: 'help'; readonly text: string }
-  | { readonly kind: 'version'; readonly text: string }
-  | { readonly kind: 'invalid'; readonly problems: readonly string[] };
+export type ConfigOutcome = AppConfigOutcome<ServerConfig>;
 
 /**
  * Parses argv and env into the one typed configuration (C-CFG-1). Every problem is collected — each names its

@@ -1,4 +1,4 @@
-import { FlagReader, parseHostPort, readRawFlags, readSettings, renderHelp } from '@cli-mcp/common';
+import { FlagReader, type ConfigOutcome, parseHostPort, readRawFlags, readSettings, renderHelp } from '@cli-mcp/common';
 import { readKubernetesSettings } from '@cli-mcp/session';
 import type { ControllerConfig } from './controller-config.js';
 import { CONTROLLER_FLAGS, ENV_PREFIX } from './controller-flags.js';
@@ -14,10 +14,7 @@ export interface ControllerConfigEnvironment {
   randomSuffix(): string;
 }
 
-export type ControllerConfigOutcome =
-  | { readonly kind: 'run'; readonly config: ControllerConfig; readonly warnings: readonly string[] }
-  | { readonly kind: 'help' | 'version'; readonly text: string }
-  | { readonly kind: 'invalid'; readonly problems: readonly string[] };
+export type ControllerConfigOutcome = ConfigOutcome<ControllerConfig>;
 
 /**
  * argv + env → the typed configuration (C-CFG-1): every problem collected, each naming flag and env var; the

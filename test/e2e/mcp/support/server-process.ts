@@ -113,11 +113,11 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Runs the binary to completion (flag errors, --help, --version). */
-export function runCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+/** Runs a built binary (default: the server) to completion (flag errors, --help, --version). */
+export function runCli(args: readonly string[], env: Record<string, string> = {}, bin = SERVER_BIN): Promise<CliRun> {
   assertBuilt();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SERVER_BIN, ...args], { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { cleanEnv, runCli, type CliRun } from '../../../e2e/mcp/support/server-process.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export const CONTROLLER_BIN = `${REPO_ROOT}bin/sandbox-controller.js`;
@@ -25,8 +26,7 @@ export interface ControllerProcess {
 
 /** Starts the built controller on 127.0.0.1:0 and resolves once it logs `listening`. */
 export async function startControllerProcess(args: readonly string[], env: Record<string, string> = {}): Promise<ControllerProcess> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('CLI_MCP_'))) as Record<string, string>;
-  const child = spawn(process.execPath, [CONTROLLER_BIN, '--address', '127.0.0.1:0', ...args], { cwd: REPO_ROOT, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CONTROLLER_BIN, '--address', '127.0.0.1:0', ...args], { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: Array<Record<string, unknown>> = [];
   const waiters: Array<{ message: string; resolve: (line: Record<string, unknown>) => void }> = [];
   let stderr = '';
@@ -69,15 +69,6 @@ export async function startControllerProcess(args: readonly string[], env: Recor
 }
 
 /** Runs the built controller to completion (flag errors, --help, --version). */
-export function runControllerCli(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('CLI_MCP_'))) as Record<string, string>;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CONTROLLER_BIN, ...args], { cwd: REPO_ROOT, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+export function runControllerCli(args: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCli(args, env, CONTROLLER_BIN);
 }

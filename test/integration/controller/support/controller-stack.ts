@@ -14,6 +14,7 @@ import type { ControllerLogger } from '../../../../apps/sandbox-controller/src/c
 import { ControllerRuntime } from '../../../../apps/sandbox-controller/src/controller-runtime.js';
 import { ClientNodeControllerApi } from '../../../../apps/sandbox-controller/src/kube/client-node-controller-api.js';
 import { ListWatchPodInformer } from '../../../../apps/sandbox-controller/src/kube/list-watch-pod-informer.js';
+import type { PodInformer } from '../../../../apps/sandbox-controller/src/kube/pod-informer.port.js';
 import { ControllerMetrics } from '../../../../apps/sandbox-controller/src/metrics/controller-metrics.js';
 import { FAST_KUBELET, startKubeStack, type KubeStack } from '../../kubernetes/support/kube-stack.js';
 
@@ -189,8 +190,8 @@ export function untilCluster(stack: KubeStack, check: () => boolean, what: strin
   });
 }
 
-/** Resolves once the controller's own view (its informer cache, its status) satisfies `check`. */
-export function untilController(controller: InProcessController, check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+/** Resolves once `check` holds, re-checked on every change and state change of `informer` (no polling). */
+export function untilInformer(informer: PodInformer, check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   return new Promise((resolve, reject) => {
     const done = (): void => {
       if (!check()) return;
@@ -199,13 +200,18 @@ export function untilController(controller: InProcessController, check: () => bo
       clearTimeout(timer);
       resolve();
     };
-    const offChange = controller.informer.onChange(done);
-    const offState = controller.informer.onStateChange(done);
+    const offChange = informer.onChange(done);
+    const offState = informer.onStateChange(done);
     const timer = setTimeout(() => {
       offChange();
       offState();
-      reject(new Error(`timed out waiting for ${what}; status ${JSON.stringify(controller.runtime.status())}`));
+      reject(new Error(`timed out waiting for ${what}`));
     }, timeoutMs);
     done();
   });
+}
+
+/** Resolves once the controller's own view (its informer cache, its status) satisfies `check`. */
+export function untilController(controller: InProcessController, check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  return untilInformer(controller.informer, check, `${what}; status ${JSON.stringify(controller.runtime.status())}`, timeoutMs);
 }
