@@ -88,7 +88,10 @@ describe.skipIf(controllerSkipReason)('sandbox-controller beside cli-mcp-server 
     clients.push(client);
     expect(structuredOf(await bash(client, 'echo pooled')).stdout).toBe('pooled');
     const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
-    expect(metrics).toMatch(/cli_mcp_session_acquire_seconds_count\{path="claim"\} 1/);
+    // Served by a claim (eager acquisition may claim at initialize already), never by an on-demand create.
+    expect(metrics).toMatch(/cli_mcp_session_acquire_seconds_count\{path="claim"\} [1-9]/);
+    expect(metrics).not.toMatch(/cli_mcp_session_acquire_seconds_count\{path="create"\}/);
+    expect(sessionPods('e2e-pooled')).toHaveLength(1);
     expect(sessionPods('e2e-pooled')[0]!.metadata.name).toMatch(/^cli-mcp-oc-pool-[0-9a-f]{10}$/);
     await untilCluster(() => readyPool().length === 2, 'the pool refilled');
 
