@@ -43,8 +43,11 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package install
   }, 300_000);
   afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-  it('packs runtime files only: both bins, the built apps, the shrinkwrap; no sources, tests or test doubles', () => {
-    expect(files).toEqual(expect.arrayContaining(['bin/cli-mcp-server.js', 'bin/sandbox-agent.js', 'dist/apps/mcp-server/src/main.js', 'dist/sandbox-agent/main.js', 'npm-shrinkwrap.json', 'LICENSE', 'README.md']));
+  it('packs runtime files only: the bins, the built apps, the shrinkwrap; no sources, tests or test doubles', () => {
+    expect(files).toEqual(expect.arrayContaining([
+      'bin/cli-mcp-server.js', 'bin/sandbox-agent.js', 'bin/sandbox-controller.js', 'dist/apps/mcp-server/src/main.js',
+      'dist/apps/sandbox-controller/src/main.js', 'dist/sandbox-agent/main.js', 'npm-shrinkwrap.json', 'LICENSE', 'README.md',
+    ]));
     expect(files.filter((path) => /\.ts$|(^|\/)(test|testing)\//.test(path) || /\.(spec|test)\.js$/.test(path))).toEqual([]);
   });
 
@@ -52,6 +55,12 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package install
     const help = spawnSync('cli-mcp-server', ['--help'], { cwd: home, env, encoding: 'utf8' });
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('--transport');
+  });
+
+  it('sandbox-controller --help runs from the prefix', () => {
+    const help = spawnSync('sandbox-controller', ['--help'], { cwd: home, env, encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--warm-pool-size');
   });
 
   it('serves a stdio session to the SDK client: bash runs in a sandbox and keeps state', async () => {
