@@ -3,7 +3,6 @@ import { chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UNIX_URL_PREFIX } from '@cli-mcp/agent-client';
-import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { SandboxNetworkMode, SandboxUser } from './bwrap-command.js';
 import { SANDBOX_SOCKET_DIR } from './sandbox-view.js';
 const SOCKET_FILE = 'agent.sock';
