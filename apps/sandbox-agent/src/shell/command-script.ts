@@ -1,5 +1,5 @@
 /**
- * The text the agent writes to the persistent bash (C-AG-5, C-AG-6). Design, verified with bash 5.2:
+ * The text the agent writes to the persistent bash (C-AG-5, C-AG-6, C-AG-12). Design, verified with bash 5.2:
  *
  * - The command travels as ONE single-quoted assignment and runs through `eval`, so a syntax error (unterminated
  *   quote or heredoc, a lone `}`, a trailing backslash) stays inside eval and can never swallow the protocol lines
@@ -10,11 +10,22 @@
  *   redirection onto the same fd and then has nothing to restore.) The copies themselves are closed for the
  *   command's duration (and restored after), so commands inherit nothing but fds 0-2.
  * - Markers are a random nonce, printed with `printf '%s%s' prefix nonce` so the marker never appears literally in
- *   the script (nothing echoed by `set -v` or `set -x` can match), and they are found by a byte search, not per line,
- *   so output without a trailing newline works (Go §18 item 10).
- * - `set -x` chosen by the user is switched off around the protocol lines and back on inside the next eval, so the
- *   trace of the protocol itself never pollutes the command's stderr.
- * - Every protocol command is `\`-quoted (no alias expansion) and `builtin`-prefixed (no user function override).
+ *   the script (nothing echoed by `set -v` or `set -x` can match: xtrace prints the \x1f prefix as `$'\037…'`), and
+ *   they are found by a byte search, not per line, so output without a trailing newline works (Go §18 item 10).
+ * - C-AG-12, the user's own definitions. Aliases are expanded when a line is PARSED, before keywords are
+ *   recognised, so `alias do=…` or `alias done=…` would rewrite the protocol line itself: the chunk line is always
+ *   parsed with `expand_aliases` OFF (the previous command's tail records whether the user had it on and turns it
+ *   off; the head turns it back on just before the user's `eval` parses its string). Functions shadow every builtin
+ *   and are looked up when a command RUNS, so every protocol command is `builtin …`, and `builtin` itself is kept a
+ *   builtin: the tail enters POSIX mode by a mere assignment (`POSIXLY_CORRECT=y`; in POSIX mode the special
+ *   builtins `export`/`unset` are found before functions), removes a user function named `builtin` (with a notice
+ *   on the command's stderr), leaves POSIX mode and restores exactly the options POSIX mode changes. Keywords and
+ *   function names inside SHELL_SETUP's functions were parsed before any user alias existed. The user's `set -x`/
+ *   `set -v` are switched off in the tail and back on inside the next eval. Every expansion is quoted (a hostile
+ *   `IFS`), every variable read tolerates `set -u`, and no protocol step returns non-zero outside a condition
+ *   (`set -e`, ERR traps). Head and tail run with stdout/stderr on /dev/null (only the markers go to the saved
+ *   copies), so a user's DEBUG/RETURN trap or `BASH_XTRACEFD=1|2` cannot print into the framing. Names starting
+ *   with `__climcp_` are reserved.
  * - Stopping a command must also stop the REST of its command list (`sleep 30; rm -rf x` must not reach `rm` after a
  *   cancel): the eval runs inside a one-iteration `for` loop, and a `USR1` trap does `break 1000000`. The agent
  *   sends SIGUSR1 to the shell before killing the command's processes; bash runs the trap as soon as the foreground
@@ -27,34 +38,99 @@
  *   non-interactive shell), so nothing of the protocol may follow the eval on a later line.
  */
 
+import { randomBytes } from 'node:crypto';
+
 /** First bytes of every marker; \x1f (unit separator) makes an accidental partial match in real output rare. */
 export const MARKER_PREFIX = '\x1f__CLIMCP_';
 
-const STOP_TRAP = "\\builtin trap '\\builtin break 1000000 2>/dev/null' USR1";
+/** Printed at the end of the command's stderr when the tail had to remove the user's function `builtin`. */
+export const BUILTIN_REMOVED_NOTICE =
+  "[cli-mcp: removed the shell function 'builtin' — the agent's protocol needs the real builtin of that name]";
 
-/** Run once after the shell starts. */
+/**
+ * Removes a user function named `builtin` while in POSIX mode (entered and left by assignment, so no command can be
+ * hijacked on the way). A readonly function of that name cannot be removed: the shell then exits with the
+ * command's status and the next command runs in a fresh shell (C-AG-8).
+ */
+const removeBuiltinFunction = (status: string): string =>
+  `if export -f builtin; then unset -f builtin || exit ${status}; __climcp_n=1; fi`;
+
+const SLOW_RESTORE =
+  'case :$__climcp_O: in *:inherit_errexit:*) ;; *) builtin shopt -u inherit_errexit;; esac; ' +
+  'case :$__climcp_O: in *:shift_verbose:*) builtin shopt -s shift_verbose;; esac; ' +
+  'case :$__climcp_O: in *:sourcepath:*) ;; *) builtin shopt -u sourcepath;; esac; ' +
+  'case :$__climcp_O: in *:interactive_comments:*) ;; *) builtin shopt -u interactive_comments;; esac; ' +
+  'case :$__climcp_O: in *:expand_aliases:*) __climcp_a=1;; *) __climcp_a=;; esac';
+
+/**
+ * Options POSIX mode turns on when entered, and `expand_aliases`/`shift_verbose`, which leaving it turns off: put
+ * back as they were before (`$__climcp_O`, the saved BASHOPTS), and remember the user's `expand_aliases` in
+ * `__climcp_a`. The middle branch is the usual state, matched in one step (BASHOPTS lists options alphabetically;
+ * any other order only takes the slow, equally correct, branch).
+ */
+const RESTORE_OPTIONS =
+  `case :$__climcp_O: in *:inherit_errexit:*|*:shift_verbose:*) ${SLOW_RESTORE};; ` +
+  '*:expand_aliases:*:interactive_comments:*:sourcepath:*) builtin shopt -u inherit_errexit; __climcp_a=1;; ' +
+  `*) ${SLOW_RESTORE};; esac`;
+
+/**
+ * Makes `builtin` a builtin again and leaves `expand_aliases` off for the next chunk line, remembering in
+ * `__climcp_a` whether the user wants aliases. A user's own POSIX mode is kept. Inline text, not a function of its
+ * own: a user's FUNCNEST=1 allows our functions one level and no deeper.
+ */
+const reset = (status: string): string =>
+  'case :$SHELLOPTS: in ' +
+  `*:posix:*) ${removeBuiltinFunction(status)}; ` +
+  'if builtin shopt -q expand_aliases; then __climcp_a=1; builtin shopt -u expand_aliases; else __climcp_a=; fi;; ' +
+  `*) __climcp_O=$BASHOPTS; POSIXLY_CORRECT=y; ${removeBuiltinFunction(status)}; unset POSIXLY_CORRECT; ${RESTORE_OPTIONS};; ` +
+  'esac';
+
+const STOP_TRAP = 'builtin break 1000000 2>/dev/null';
+
+/**
+ * Run once after the shell starts. Head and tail run with stdout/stderr on /dev/null (the head by its definition,
+ * the tail by the chunk's group, so even its own call's trace goes there): a user's DEBUG/RETURN trap or xtrace
+ * prints nowhere; only the markers go to the saved copies.
+ */
 export const SHELL_SETUP = [
-  // Close every descriptor the shell inherited beyond 0-2 (e.g. the agent's SANDBOX_READY_FD, whose EOF tells the
-  // local backend the agent is gone): user commands must not hold them or see them.
+  // In POSIX mode (entered by assignment, left only if it was ours) `eval` and `exec` are found before functions a
+  // hostile environment could import (BASH_FUNC_exec%%). Close every descriptor the shell inherited beyond 0-2
+  // (e.g. the agent's SANDBOX_READY_FD, whose EOF tells the local backend the agent is gone): user commands must
+  // not hold them or see them. Then the saved copies, and the reset drops an imported function `builtin`.
+  'case :$SHELLOPTS: in *:posix:*) __climcp_q=;; *) __climcp_q=1; POSIXLY_CORRECT=y;; esac',
   'for __climcp_fd in /proc/$$/fd/*; do __climcp_fd=${__climcp_fd##*/}; case $__climcp_fd in 0|1|2) ;; ' +
     '*) eval "exec $__climcp_fd>&-" 2>/dev/null;; esac; done; unset __climcp_fd',
-  'shopt -s expand_aliases',
   'exec {__climcp_o}>&1 {__climcp_e}>&2',
-  '__climcp_x=',
-  `__climcp_p=$'\\x1f__CLIMCP_'`,
-  // The start-marker function also re-installs the stop trap (see the header), so the per-command chunk stays short:
-  // bash reads it from a pipe one byte at a time.
-  `__climcp_b() { ${STOP_TRAP}; \\builtin printf '%s%s' "$__climcp_p" "$1" >&$__climcp_o; ` +
-    '\\builtin printf \'%s%s\' "$__climcp_p" "$1" >&$__climcp_e; }',
-  '__climcp_f() { __climcp_x=${-//[^x]/}; \\builtin set +x; ' +
-    '\\builtin printf \'%s%s%d\\n\' "$__climcp_p" "$2" "$1" >&$__climcp_o; ' +
-    '\\builtin printf \'%s%s\' "$__climcp_p" "$2" >&$__climcp_e; }',
+  `[[ -n $__climcp_q ]] && unset POSIXLY_CORRECT; { ${reset('0')}; } 2>/dev/null; __climcp_q=`,
+  // The user's shell has aliases on (as before C-AG-12); the chunk lines themselves are parsed with them off.
+  '__climcp_a=1; __climcp_x=',
+  `__climcp_p=$'\\x1f__CLIMCP_'; __climcp_T=${singleQuote(STOP_TRAP)}; __climcp_N=${singleQuote(BUILTIN_REMOVED_NOTICE)}`,
+  // Head `__climcp_b MARKER [internal]`: re-install the stop trap (see the header), turn the user's aliases back on
+  // for the eval (not for the agent's internal scripts), print the start markers.
+  '__climcp_b() { builtin trap "$__climcp_T" USR1; [[ -n ${__climcp_a-} && -z ${2-} ]] && builtin shopt -s expand_aliases; ' +
+    'builtin printf \'%s%s\' "$__climcp_p" "$1" >&"$__climcp_o"; builtin printf \'%s%s\' "$__climcp_p" "$1" >&"$__climcp_e"; } >/dev/null 2>&1',
+  // Tail `__climcp_f STATUS MARKER`: reset (above); a user's -x/-v go off here and back on, by `$__climcp_x`, inside
+  // the next eval; notice; end markers.
+  // (The prefix is a line of its own, so `set -v` echoes the user's command as bash reads it, as in a terminal.)
+  `__climcp_f() { case $- in *[xv]*) __climcp_x="\\builtin set -\${-//[^xv]/}"$'\\n';; *) __climcp_x=;; esac; ${reset('"$1"')}; ` +
+    '[[ -n $__climcp_x ]] && builtin set +xv; ' +
+    'if [[ -n ${__climcp_n-} ]]; then __climcp_n=; builtin printf \'%s\\n\' "$__climcp_N" >&"$__climcp_e"; fi; ' +
+    'builtin printf \'%s%s%d\\n\' "$__climcp_p" "$2" "$1" >&"$__climcp_o"; ' +
+    'builtin printf \'%s%s\' "$__climcp_p" "$2" >&"$__climcp_e"; }',
   '',
 ].join('\n');
 
 /** `'…'` literal for any text without NUL: every `'` becomes `'\''`. */
 export function singleQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * A fresh marker nonce per command: 64 random bits (an accidental match in output is ~2^-64 per position) in 16
+ * hex characters. It appears twice in every chunk, which bash reads one byte at a time (~0.5 µs each).
+ */
+export function newNonce(): string {
+  return randomBytes(8).toString('hex');
 }
 
 export function startMarker(nonce: string): Buffer {
@@ -66,15 +142,20 @@ export function endMarker(nonce: string): Buffer {
   return Buffer.from(`${MARKER_PREFIX}${nonce}E`, 'latin1');
 }
 
+export interface ChunkOptions {
+  /** The agent's own script (tty state capture): parsed without the user's aliases. */
+  internal?: boolean;
+}
+
 /** One chunk per command; `nonce` is fresh random hex. The command must not contain NUL (checked by the caller). */
-export function buildCommandChunk(command: string, nonce: string): string {
+export function buildCommandChunk(command: string, nonce: string, options: ChunkOptions = {}): string {
+  const head = options.internal ? `${nonce}S 1` : `${nonce}S`;
   return (
-    `__climcp_c=${singleQuote(command)}; \\__climcp_b ${nonce}S; ` +
-    `for __climcp_l in 1; do { \\builtin eval "\${__climcp_x:+\\builtin set -x; }$__climcp_c"; } </dev/null 1>&$__climcp_o 2>&$__climcp_e {__climcp_o}>&- {__climcp_e}>&-; done; ` +
-    `{ \\__climcp_f "$?" ${nonce}E; } 2>/dev/null\n`
+    `__climcp_c=${singleQuote(command)}; __climcp_b ${head}; ` +
+    `for __climcp_l in 1; do { builtin eval "$__climcp_x$__climcp_c"; } </dev/null >&"$__climcp_o" 2>&"$__climcp_e" {__climcp_o}>&- {__climcp_e}>&-; done; ` +
+    `{ __climcp_f "$?" ${nonce}E; } >/dev/null 2>&1\n`
   );
 }
 
 /** Signal the agent sends to the shell to abandon the rest of the running command list (see above). */
 export const STOP_LIST_SIGNAL = 'SIGUSR1';
-

@@ -1,6 +1,6 @@
 import type { BackgroundLog } from './background-log.js';
 import type { BashProcess, ShellExit, StreamName, StreamReceiver } from './bash-process.js';
-import { buildCommandChunk, endMarker, startMarker } from './command-script.js';
+import { buildCommandChunk, endMarker, startMarker, type ChunkOptions } from './command-script.js';
 import { StreamFramer } from './stream-framer.js';
 
 /** Destination of a command's bytes on one stream; `push` → false asks for back-pressure until `onDrain`. */
@@ -60,9 +60,9 @@ export class PipeCommand implements StreamReceiver {
     return this.framers.stdout.started || this.framers.stderr.started;
   }
 
-  begin(command: string, nonce: string): void {
+  begin(command: string, nonce: string, options: ChunkOptions = {}): void {
     this.shell.setReceiver(this);
-    this.shell.write(buildCommandChunk(command, nonce));
+    this.shell.write(buildCommandChunk(command, nonce, options));
   }
 
   stdout(chunk: Buffer): void {

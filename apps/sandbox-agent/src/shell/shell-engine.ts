@@ -1,5 +1,4 @@
-import { STOP_LIST_SIGNAL } from './command-script.js';
-import { randomBytes } from 'node:crypto';
+import { newNonce, STOP_LIST_SIGNAL } from './command-script.js';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import type { ExecResponse } from '@cli-mcp/agent-client';
@@ -127,7 +126,7 @@ export class ShellEngine {
   }
 
   private async runPipe(shell: BashProcess, job: EngineJob, signal: AbortSignal, deadline: number): Promise<PipeAttempt> {
-    const nonce = randomBytes(12).toString('hex');
+    const nonce = newNonce();
     const preexisting = snapshotChildren(shell.pid);
     const sinks = this.newSinks();
     const command = new PipeCommand(shell, nonce, sinks, this.background);

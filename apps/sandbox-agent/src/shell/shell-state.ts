@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, readlinkSync } from 'node:fs';
 import type { BackgroundLog } from './background-log.js';
 import type { BashProcess } from './bash-process.js';
+import { newNonce } from './command-script.js';
 import { settlesWithin } from './command-stopper.js';
 import { PipeCommand, type ByteSink } from './pipe-command.js';
 import type { ShellState } from './tty-command.js';
@@ -50,9 +50,10 @@ export async function captureShellState(
     // Keep the configured workdir.
   }
   const stdout = new ByteCollector();
-  const nonce = randomBytes(12).toString('hex');
+  const nonce = newNonce();
   const command = new PipeCommand(shell, nonce, { stdout, stderr: new ByteCollector() }, background);
-  command.begin(STATE_SCRIPT, nonce);
+  // Internal: parsed without the user's aliases (`alias do=…` must not break the loop below, C-AG-12).
+  command.begin(STATE_SCRIPT, nonce, { internal: true });
   const settled = await settlesWithin(command.done, STATE_TIMEOUT_MS);
   if (!settled || stdout.overflow) return { cwd, env: fallback.env, prelude: '' };
   const end = await command.done;
