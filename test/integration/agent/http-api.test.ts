@@ -51,7 +51,7 @@ describe('sandbox-agent: HTTP API', () => {
     expect((await agent.exec(long, { timeout: 60 })).stdout).toBe('long');
   });
 
-  it('/assign: once → 200 {}, again → 409 with the token unchanged, bad bodies → 400', async () => {
+  it('/assign: once → 200 {}, the same token again → 200 (C-AG-13), another → 409 with the token unchanged, bad bodies → 400', async () => {
     const agent = await startAgent({ token: null });
     expectError(await agent.call('POST', '/assign', 'nope'), 400, 'invalid request body');
     expectError(await agent.call('POST', '/assign', BIG), 413, 'request body too large');
@@ -61,7 +61,11 @@ describe('sandbox-agent: HTTP API', () => {
     const ok = await agent.call('POST', '/assign', { token: 'warm-pool-token' });
     expect(ok.status).toBe(200);
     expect(ok.json).toEqual({});
+    const again = await agent.call('POST', '/assign', { token: 'warm-pool-token' });
+    expect(again.status).toBe(200);
+    expect(again.json).toEqual({});
     expectError(await agent.call('POST', '/assign', { token: 'second' }), 409, 'already assigned');
+    expectError(await agent.call('POST', '/assign', { token: 'warm-pool-token-2' }), 409, 'already assigned');
     expectError(await agent.call('POST', '/assign', 'nope'), 400, 'invalid request body');
     expect((await agent.call('GET', '/health')).json).toEqual({ status: 'ok', assigned: true, busy: false });
     expect((await agent.exec('echo from_warm_pool').catch(() => undefined))).toBeUndefined();
@@ -75,6 +79,7 @@ describe('sandbox-agent: HTTP API', () => {
     expect((await agent.call('GET', '/health')).json.assigned).toBe(true);
     expect((await agent.execRaw({ command: 'echo env' }, 'env-token')).json.stdout).toBe('env');
     expectError(await agent.call('POST', '/assign', { token: 'other' }), 409, 'already assigned');
+    expect((await agent.call('POST', '/assign', { token: 'env-token' })).status).toBe(200);
   });
 
   it('hides every SANDBOX_* variable from the shell, and never logs the token or the command', async () => {
