@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { chmodSync, lstatSync, unlinkSync, writeSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { AGENT_MAX_BODY_BYTES } from '@cli-mcp/agent-client';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -25,8 +26,10 @@ export async function startAgent(config: AgentConfig): Promise<void> {
 
   const adapter = new FastifyAdapter({
     bodyLimit: AGENT_MAX_BODY_BYTES,
-    // A command may run for the max timeout: no request timeout. Idle keep-alive like the Go agent (60 s).
+    // A command may run for the max timeout (C-AG-14): no request or connection timeout. Idle keep-alive like the
+    // Go agent (60 s).
     requestTimeout: 0,
+    connectionTimeout: 0,
     keepAliveTimeout: 60_000,
     forceCloseConnections: 'idle',
     return503OnClosing: false,
@@ -47,7 +50,7 @@ export async function startAgent(config: AgentConfig): Promise<void> {
     await app.listen({ path: config.socketPath });
     // Only the agent's own user may connect (the server runs as that user).
     chmodSync(config.socketPath, 0o600);
-    log.info({ listening: `unix:${config.socketPath}` }, 'listening');
+    log.info({ listening: `unix:${config.socketPath}`, ...httpLimits(fastify.server) }, 'listening');
     if (config.readyFd !== undefined) announce(config.readyFd, 'unix', log);
     return;
   }
@@ -55,8 +58,22 @@ export async function startAgent(config: AgentConfig): Promise<void> {
   const address = fastify.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  log.info({ listening: `http://${host}:${port}` }, 'listening');
+  log.info({ listening: `http://${host}:${port}`, ...httpLimits(fastify.server) }, 'listening');
   if (config.readyFd !== undefined) announce(config.readyFd, String(port), log);
+}
+
+/**
+ * C-AG-14: the server's own time limits, logged so they can be checked. None may end a request that is still
+ * running a command (0 = none): a command may run for SANDBOX_MAX_TIMEOUT_SECONDS, whatever that is. The
+ * keep-alive timeout only closes idle connections between requests; headers must arrive within Node's default.
+ */
+function httpLimits(server: Server): Record<string, number> {
+  return {
+    request_timeout_ms: server.requestTimeout,
+    socket_timeout_ms: server.timeout,
+    headers_timeout_ms: server.headersTimeout,
+    keep_alive_timeout_ms: server.keepAliveTimeout,
+  };
 }
 
 /** A socket file left by an earlier agent (crash, restart) would make listen fail with EADDRINUSE. */

@@ -46,6 +46,11 @@ export interface ExecResponse {
   stderr: string;
   exit_code: number;
   duration_ms: number;
+  /**
+   * The timeout the agent applied to this command, in seconds, after its own default/max rules (C-AG-14): results
+   * name this deadline, never one the caller assumed. Absent from agents older than this field.
+   */
+  timeout_seconds?: number;
   /** The deadline passed and the command's process tree was killed (exit_code 137). */
   timed_out: boolean;
   /** `/cancel` or a client disconnect stopped the command (exit_code 130). */

@@ -134,6 +134,29 @@ describe('sandbox-agent: timeout clamping (C-MCP-3 rules)', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect((await agent.exec('sleep 1.2; echo in-time', { timeout: 1000 })).stdout).toBe('in-time');
   });
+
+  // C-AG-14: the max is whatever SANDBOX_MAX_TIMEOUT_SECONDS says — beyond the 300 s default — and every result names
+  // the timeout that was applied.
+  it('applies a max above 300 s as configured and reports the applied timeout in every result', async () => {
+    const agent = await startAgent({ env: { SANDBOX_MAX_TIMEOUT_SECONDS: '7200' } });
+    expect((await agent.exec('true', { timeout: 3600 })).timeout_seconds).toBe(3600);
+    expect((await agent.exec('true', { timeout: 100_000 })).timeout_seconds).toBe(7200);
+    expect((await agent.exec('true')).timeout_seconds).toBe(60);
+    const timedOut = await agent.exec('sleep 30', { timeout: 0.5 });
+    expect(timedOut).toMatchObject({ timed_out: true, timeout_seconds: 0.5 });
+  });
+
+  it('with the default max, a larger request is clamped to 300 s and says so', async () => {
+    const agent = await startAgent();
+    expect((await agent.exec('true', { timeout: 900 })).timeout_seconds).toBe(300);
+  });
+
+  it('has no HTTP time limit that could end a running command', async () => {
+    const agent = await startAgent({ env: { SANDBOX_MAX_TIMEOUT_SECONDS: '86400' } });
+    const listening = await agent.waitForLog((l) => l.msg === 'listening');
+    // 0 = no limit. keep-alive only closes idle connections; headers arrive before the command starts.
+    expect(listening).toMatchObject({ request_timeout_ms: 0, socket_timeout_ms: 0 });
+  });
 });
 
 function existsIn(dir: string, name: string): boolean {

@@ -58,6 +58,7 @@ export function bashToolDefinition(defaultTimeoutSeconds: number, maxTimeoutSeco
         stderr: text('Standard error (head and tail when long).'),
         exit_code: { type: 'integer', description: 'Exit status; 137 after a timeout, 130 after a cancel.' },
         duration_ms: integer('Run time measured in the sandbox.'),
+        timeout_seconds: { type: 'number', minimum: 0, description: 'The timeout applied to this command, in seconds.' },
         timed_out: flag('The command hit its timeout and was killed.'),
         cancelled: flag('The client cancelled the command.'),
         truncated: flag('Part of the output is left out of stdout/stderr.'),

@@ -21,7 +21,8 @@ export class ExecService {
   constructor(private readonly engine: ShellEngine, private readonly config: AgentConfig, private readonly log: AgentLog) {
     this.queue = new ExecQueue(async (job, signal) => {
       try {
-        return await engine.run(job, signal);
+        // C-AG-14: the result names the deadline that was actually applied.
+        return { ...(await engine.run(job, signal)), timeout_seconds: job.timeoutMs / 1000 };
       } catch (err) {
         if (err instanceof ShellStartError) throw new AgentError(AgentErrorCode.ShellUnavailable, err.message);
         throw err;

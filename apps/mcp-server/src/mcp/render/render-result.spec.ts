@@ -66,6 +66,18 @@ describe(renderResult.name, () => {
       expect(result.isError).toBe(true);
     });
 
+    it('names the deadline the agent applied when it reports one (C-AG-14), whatever the server assumed', () => {
+      const result = render(
+        { stderr: 'command timed out', exit_code: 137, timed_out: true, timeout_seconds: 900, duration_ms: 900_004 },
+        { timeoutSeconds: 300 },
+      );
+      expect(result.text).toContain('[command timed out after 900 s]');
+      expect(result.text).not.toContain('300 s');
+      expect(result.structured.timeout_seconds).toBe(900);
+      const fraction = render({ exit_code: 137, timed_out: true, timeout_seconds: 0.5 }, { timeoutSeconds: 1 });
+      expect(fraction.text).toContain('[command timed out after 0.5 s]');
+    });
+
     it('adds cancel, binary and sandbox-recreated notices', () => {
       const result = render(
         { stdout: 'x\u0000y', stdout_binary: true, exit_code: 130, cancelled: true },

@@ -11,7 +11,7 @@ export interface RenderInput {
   readonly sandboxRecreated: boolean;
   /** What it lost, as the backend reports it; absent with `sandboxRecreated` = everything. */
   readonly sandboxLoss?: SandboxLoss;
-  /** The effective (clamped) timeout, for the timeout notice. */
+  /** The server's clamped timeout, for the timeout notice of an agent that does not report its own. */
   readonly timeoutSeconds: number;
   readonly format: ResultFormat;
   readonly maxChars: number;
@@ -95,6 +95,11 @@ export function statusLine(response: ExecResponse): string {
   return `[exit ${response.exit_code} · ${formatElapsed(response.duration_ms)}]`;
 }
 
+/** Whole seconds as they are, fractions (an agent accepts `1.5`) with at most three decimals. */
+function formatSeconds(seconds: number): string {
+  return Number.isInteger(seconds) ? String(seconds) : String(Math.round(seconds * 1000) / 1000);
+}
+
 /** `12 ms`, `4.2 s`, `2 min 5 s`. */
 export function formatElapsed(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
@@ -128,7 +133,8 @@ function noticesFor(input: RenderInput, stdout: StreamView, stderr: StreamView):
   for (const view of [stdout, stderr]) {
     if (view.binary) lines.push(`[${view.name} looks like binary data (NUL bytes); the text shown is lossy]`);
   }
-  if (response.timed_out) lines.push(`[command timed out after ${input.timeoutSeconds} s]`);
+  // C-AG-14: the deadline the agent applied, when it says so — the result can never name another one.
+  if (response.timed_out) lines.push(`[command timed out after ${formatSeconds(response.timeout_seconds ?? input.timeoutSeconds)} s]`);
   if (response.cancelled) lines.push('[command was cancelled]');
   // The agent already starts stderr with the reset notice (C-AG-8); repeat it only when that is not visible.
   if (response.state_reset && !response.stderr.startsWith(STATE_RESET_NOTICE)) lines.push(STATE_RESET_NOTICE);
@@ -157,6 +163,7 @@ function structuredOutput(
     stderr: err.text,
     exit_code: response.exit_code,
     duration_ms: response.duration_ms,
+    ...(response.timeout_seconds === undefined ? {} : { timeout_seconds: response.timeout_seconds }),
     timed_out: response.timed_out,
     cancelled: response.cancelled,
     truncated: out.truncated || err.truncated,
