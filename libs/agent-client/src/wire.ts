@@ -32,7 +32,19 @@ export interface ExecRequest {
   idempotency_key?: string;
   /** Run in a pseudo-terminal (C-AG-11): merged stream, CR/LF normalised, ANSI stripped. */
   tty?: boolean;
+  /**
+   * Seconds after which the call returns even though the command still runs (C-MCP-11): the command becomes a
+   * background job of the session shell when it can (`yield_mode: 'job'`). Measured from when the agent received
+   * the request. Absent or ≤ 0: the call lasts as long as the command. Not for tty commands.
+   */
+  yield_after?: number;
 }
+
+/** How a command still running at the yield point goes on (C-MCP-11); see ExecResponse.yield_mode. */
+export type YieldMode = 'job' | 'shell' | 'queued' | 'waiting';
+
+/** `exit_code` of a result whose command is still running (`running: true`): never a real exit status. */
+export const RUNNING_EXIT_CODE = -1;
 
 /**
  * `POST /exec` 200 body, for every command outcome (non-zero exit, timeout, cancel, shell death).
@@ -75,6 +87,25 @@ export interface ExecResponse {
   /** The stream looked binary (NUL bytes); its text is lossy. */
   stdout_binary?: boolean;
   stderr_binary?: boolean;
+  /**
+   * C-MCP-11: the call returned at its yield point and the command is still running; `exit_code` is then
+   * RUNNING_EXIT_CODE (-1) and stdout/stderr are the output so far.
+   */
+  running?: boolean;
+  /**
+   * With `running`: `job` — it is now a background job of the session shell (`job`, `job_pid`, and its further
+   * output goes to `stdout_file`/`stderr_file`); `shell` — it runs in the session shell itself and cannot be
+   * detached (`yield_reason` says why): the shell stays busy until it ends or times out; `queued` — this command
+   * never started because an earlier one still holds the shell (its output so far is shown); `waiting` — a `wait`
+   * was interrupted at the yield point, the jobs it waited for keep running.
+   */
+  yield_mode?: YieldMode;
+  /** Bash job spec of the detached command, e.g. `%1` (`yield_mode: 'job'`). */
+  job?: string;
+  /** Process id of the job (its process group leader). */
+  job_pid?: number;
+  /** Why the command could not be detached (`yield_mode: 'shell'`). */
+  yield_reason?: string;
 }
 
 /** `POST /assign` body (C-AG-2). */

@@ -87,10 +87,11 @@ describe('sandbox-agent: timeouts', () => {
     const bgPid = Number(bg.stdout);
     leftovers.push(bgPid);
     const nohup = await agent.exec('nohup sleep 101 >/dev/null 2>&1 & echo $!');
-    const setsid = await agent.exec('setsid sleep 102 >/dev/null 2>&1 & echo $!');
+    // Under job control a background job leads its own process group, so setsid(1) forks: its child is the sleep.
+    await agent.exec("setsid sh -c 'echo $$ > s.pid; exec sleep 102' >/dev/null 2>&1 &");
     const nohupPid = Number(nohup.stdout);
     leftovers.push(nohupPid);
-    const setsidPid = Number(setsid.stdout);
+    const setsidPid = await waitFor(() => Number(readIfExists(join(agent.workdir, 's.pid'))), 5_000, 'setsid pid');
     await waitFor(() => readProcName(setsidPid) === 'sleep', 5_000, 'setsid child exec');
     leftovers.push(setsidPid);
     // A command that itself starts nohup/setsid/plain background jobs and then hangs.

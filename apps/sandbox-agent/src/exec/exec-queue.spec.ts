@@ -1,16 +1,16 @@
 import type { ExecResponse } from '@cli-mcp/agent-client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { cancelledBeforeStart } from '../shell/command-result.js';
 import { ExecQueue, type QueuedJob } from './exec-queue.js';
 
 /** A strict fake runner: each job stays running until the test finishes it; abort is observable. */
 class FakeRunner {
-  readonly started: Array<{ job: QueuedJob; signal: AbortSignal; finish(stdout?: string): void }> = [];
+  readonly started: Array<{ job: QueuedJob; signal: AbortSignal; finish(stdout?: string): void; respond(r: ExecResponse): void }> = [];
 
-  readonly run = (job: QueuedJob, signal: AbortSignal): Promise<ExecResponse> =>
+  readonly run = (job: QueuedJob, signal: AbortSignal, respond: (r: ExecResponse) => void): Promise<ExecResponse> =>
     new Promise((resolve) => {
       const finish = (stdout = job.command) => resolve({ ...cancelledBeforeStart(), stdout, stderr: '', exit_code: 0, cancelled: false });
-      this.started.push({ job, signal, finish });
+      this.started.push({ job, signal, finish, respond });
       signal.addEventListener('abort', () => resolve(cancelledBeforeStart()));
     });
 }
@@ -165,5 +165,62 @@ describe(ExecQueue.name, () => {
     await expect(queue.submit(job('a'), { idempotencyKey: 'f' }).result).rejects.toThrow('cannot start shell');
     fail = false;
     expect((await queue.submit(job('a'), { idempotencyKey: 'f' }).result).stdout).toBe('ok');
+  });
+
+  describe('yield points (C-MCP-11)', () => {
+    const running = (stdout: string): ExecResponse => ({ ...cancelledBeforeStart(), stdout, exit_code: -1, cancelled: false, running: true });
+
+    it('answers the callers early while the job keeps the queue; cancels and disconnects no longer reach it', async () => {
+      const runner = new FakeRunner();
+      const queue = new ExecQueue(runner.run, cancelledBeforeStart);
+      const first = queue.submit(job('long'), { requestId: 'r1' });
+      const second = queue.submit(job('next'));
+      runner.started[0]!.respond(running('so far'));
+      expect((await first.result).stdout).toBe('so far');
+      first.release();
+      expect(queue.cancel('r1')).toBe(false);
+      expect(runner.started[0]!.signal.aborted).toBe(false);
+      expect(runner.started).toHaveLength(1);
+      runner.started[0]!.finish();
+      await tick();
+      expect(runner.started.map((s) => s.job.command)).toEqual(['long', 'next']);
+      runner.started[1]!.finish();
+      expect((await second.result).stdout).toBe('next');
+    });
+
+    it('drops a job still queued at its yield point with the answer for that case; it never runs', async () => {
+      vi.useFakeTimers();
+      try {
+        const runner = new FakeRunner();
+        const queue = new ExecQueue(runner.run, cancelledBeforeStart, (queued) => running(`queued:${queued.command}`));
+        queue.submit(job('long'));
+        const waiting = queue.submit({ ...job('waits'), yieldAt: Date.now() + 2000 });
+        const later = queue.submit(job('later'));
+        await vi.advanceTimersByTimeAsync(2000);
+        expect((await waiting.result).stdout).toBe('queued:waits');
+        expect(queue.waiting).toBe(1);
+        runner.started[0]!.finish();
+        await vi.advanceTimersByTimeAsync(0);
+        expect(runner.started.map((s) => s.job.command)).toEqual(['long', 'later']);
+        runner.started[1]!.finish();
+        await later.result;
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+
+    it('does not drop a job that started before its yield point', async () => {
+      vi.useFakeTimers();
+      try {
+        const runner = new FakeRunner();
+        const queue = new ExecQueue(runner.run, cancelledBeforeStart, () => running('dropped'));
+        const ticket = queue.submit({ ...job('runs'), yieldAt: Date.now() + 1000 });
+        await vi.advanceTimersByTimeAsync(1000);
+        runner.started[0]!.finish();
+        expect((await ticket.result).stdout).toBe('runs');
+      } finally {
+        vi.useRealTimers();
+      }
+    });
   });
 });

@@ -4,9 +4,15 @@ export interface QueuedJob {
   command: string;
   timeoutMs: number;
   tty: boolean;
+  /** Epoch ms of the yield point (C-MCP-11), counted from submission; undefined = never. */
+  yieldAt?: number;
 }
 
-export type JobRunner = (job: QueuedJob, signal: AbortSignal) => Promise<ExecResponse>;
+/**
+ * Runs one job. `respond` answers the callers early (a command that keeps the shell past its yield point,
+ * C-MCP-11): the queue stays busy until the returned promise settles, but the callers have their answer.
+ */
+export type JobRunner = (job: QueuedJob, signal: AbortSignal, respond: (response: ExecResponse) => void) => Promise<ExecResponse>;
 
 /** One caller's claim on an execution; `release` = the caller went away (client disconnect, C-AG-4). */
 export interface ExecTicket {
@@ -27,6 +33,9 @@ interface Entry {
   controller: AbortController;
   waiters: number;
   state: 'queued' | 'running' | 'done';
+  /** The callers were answered before the job ended (C-MCP-11): cancels and disconnects no longer reach it. */
+  responded: boolean;
+  yieldTimer: NodeJS.Timeout | undefined;
   result: Promise<ExecResponse>;
   resolve(response: ExecResponse): void;
   reject(error: unknown): void;
@@ -55,7 +64,12 @@ export class ExecQueue {
   private readonly finished = new Map<string, ExecResponse>();
   private idleWaiters: Array<() => void> = [];
 
-  constructor(private readonly runner: JobRunner, private readonly cancelledResult: () => ExecResponse) {}
+  constructor(
+    private readonly runner: JobRunner,
+    private readonly cancelledResult: () => ExecResponse,
+    /** Answer for a job still queued at its yield point (it is dropped: it never runs). */
+    private readonly queuedAtYield: (job: QueuedJob) => ExecResponse = cancelledResult,
+  ) {}
 
   get busy(): boolean {
     return this.current !== undefined;
@@ -81,8 +95,14 @@ export class ExecQueue {
       reject = rej;
     });
     const entry: Entry = {
-      job, requestId, idempotencyKey, controller: new AbortController(), waiters: 0, state: 'queued', result, resolve, reject,
+      job, requestId, idempotencyKey, controller: new AbortController(), waiters: 0, state: 'queued', responded: false,
+      yieldTimer: undefined, result, resolve, reject,
     };
+    if (job.yieldAt !== undefined) {
+      entry.yieldTimer = setTimeout(() => {
+        if (entry.state === 'queued') this.dropAtYield(entry);
+      }, Math.max(0, job.yieldAt - Date.now()));
+    }
     if (requestId !== undefined) this.byRequestId.set(requestId, (this.byRequestId.get(requestId) ?? new Set()).add(entry));
     if (idempotencyKey !== undefined) this.byKey.set(idempotencyKey, entry);
     this.pending.push(entry);
@@ -96,10 +116,10 @@ export class ExecQueue {
     return this.current !== undefined && (requestId === undefined || this.onlyJobWith(requestId) === this.current);
   }
 
-  /** `/cancel`: the one live job with this id (queued or running), else the running job. */
+  /** `/cancel`: the one live job with this id (queued or running), else the running job — unless its callers were answered. */
   cancel(requestId?: string): boolean {
     const entry = requestId === undefined ? this.current : this.onlyJobWith(requestId);
-    if (!entry || entry.state === 'done') return false;
+    if (!entry || entry.state === 'done' || entry.responded) return false;
     if (entry.state === 'queued') this.dropQueued(entry, true);
     else entry.controller.abort();
     return true;
@@ -128,7 +148,7 @@ export class ExecQueue {
     return {
       result: entry.result,
       release: () => {
-        if (released || entry.state === 'done') return;
+        if (released || entry.state === 'done' || entry.responded) return;
         released = true;
         entry.waiters--;
         if (entry.waiters > 0) return;
@@ -136,6 +156,14 @@ export class ExecQueue {
         else entry.controller.abort();
       },
     };
+  }
+
+  /** A queued job whose callers reached their yield point first: answered with the running job's progress. */
+  private dropAtYield(entry: Entry): void {
+    const at = this.pending.indexOf(entry);
+    if (at >= 0) this.pending.splice(at, 1);
+    this.settle(entry, this.queuedAtYield(entry.job), false);
+    this.notifyIdle();
   }
 
   /** A queued job that will never run. Remembered for its key only when cancelled on purpose (`/cancel`). */
@@ -156,7 +184,14 @@ export class ExecQueue {
     }
     this.current = entry;
     entry.state = 'running';
-    this.runner(entry.job, entry.controller.signal).then(
+    const respond = (response: ExecResponse): void => {
+      if (entry.responded || entry.state === 'done') return;
+      entry.responded = true;
+      // A cancel naming this call must not reach the command any more (C-MCP-11: only `kill` or DELETE stop it).
+      this.forgetRequestId(entry);
+      entry.resolve(response);
+    };
+    this.runner(entry.job, entry.controller.signal, respond).then(
       (response) => this.settle(entry, response, true),
       (error: unknown) => {
         this.forget(entry);
@@ -179,9 +214,14 @@ export class ExecQueue {
 
   private forget(entry: Entry): void {
     entry.state = 'done';
+    clearTimeout(entry.yieldTimer);
+    this.forgetRequestId(entry);
+    if (entry.idempotencyKey !== undefined && this.byKey.get(entry.idempotencyKey) === entry) this.byKey.delete(entry.idempotencyKey);
+  }
+
+  private forgetRequestId(entry: Entry): void {
     const namesakes = entry.requestId === undefined ? undefined : this.byRequestId.get(entry.requestId);
     if (namesakes?.delete(entry) && namesakes.size === 0) this.byRequestId.delete(entry.requestId!);
-    if (entry.idempotencyKey !== undefined && this.byKey.get(entry.idempotencyKey) === entry) this.byKey.delete(entry.idempotencyKey);
   }
 
   private notifyIdle(): void {

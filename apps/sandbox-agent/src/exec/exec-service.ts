@@ -4,6 +4,7 @@ import { AgentError, AgentErrorCode } from '../http/agent-error.js';
 import type { ExecInput } from '../http/request-bodies.js';
 import type { AgentLog } from '../logging/agent-logger.js';
 import { ShellStartError } from '../shell/bash-process.js';
+import { queuedResponse } from '../shell/yield-responses.js';
 import { cancelledBeforeStart } from '../shell/command-result.js';
 import type { ShellEngine } from '../shell/shell-engine.js';
 import { ExecQueue, type ExecTicket } from './exec-queue.js';
@@ -19,15 +20,16 @@ export class ExecService {
   private readonly queue: ExecQueue;
 
   constructor(private readonly engine: ShellEngine, private readonly config: AgentConfig, private readonly log: AgentLog) {
-    this.queue = new ExecQueue(async (job, signal) => {
+    this.queue = new ExecQueue(async (job, signal, respond) => {
+      // C-AG-14: every result names the deadline that was actually applied.
+      const timeout = { timeout_seconds: job.timeoutMs / 1000 };
       try {
-        // C-AG-14: the result names the deadline that was actually applied.
-        return { ...(await engine.run(job, signal)), timeout_seconds: job.timeoutMs / 1000 };
+        return { ...(await engine.run(job, signal, (early) => respond({ ...early, ...timeout }))), ...timeout };
       } catch (err) {
         if (err instanceof ShellStartError) throw new AgentError(AgentErrorCode.ShellUnavailable, err.message);
         throw err;
       }
-    }, cancelledBeforeStart);
+    }, cancelledBeforeStart, (job) => ({ ...queuedResponse(engine.peek(AGENT_OUTPUT_PEEK_BYTES)), timeout_seconds: job.timeoutMs / 1000 }));
   }
 
   get busy(): boolean {
@@ -36,8 +38,10 @@ export class ExecService {
 
   submit(input: ExecInput): ExecTicket {
     const timeoutMs = effectiveTimeoutMs(input.timeout, this.config.defaultTimeoutSeconds, this.config.maxTimeoutSeconds);
+    // C-MCP-11: the yield point counts from when the call arrived, queued time included (the client's budget runs).
+    const yieldAt = input.yieldAfter === undefined || input.tty ? undefined : Date.now() + Math.round(input.yieldAfter * 1000);
     const ticket = this.queue.submit(
-      { command: input.command, timeoutMs, tty: input.tty },
+      { command: input.command, timeoutMs, tty: input.tty, ...(yieldAt === undefined ? {} : { yieldAt }) },
       { requestId: input.requestId, idempotencyKey: input.idempotencyKey },
     );
     // Ids and sizes only, never the command text (C-AUTH-2); tests use this record to order concurrent requests.

@@ -12,6 +12,8 @@ export interface ExecInput {
   requestId: string | undefined;
   idempotencyKey: string | undefined;
   tty: boolean;
+  /** Seconds to the yield point (C-MCP-11); undefined or ≤ 0 = none. */
+  yieldAfter: number | undefined;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -59,10 +61,11 @@ export function parseExecInput(body: unknown): ExecInput {
   const requestId = requestIdOf(object.request_id);
   const idempotencyKey = requestIdOf(object.idempotency_key);
   const tty = optional(object.tty, isBoolean) ?? false;
+  const yieldAfter = optional(object.yield_after, isNumber);
   if (command === '') throw new AgentError(AgentErrorCode.CommandRequired);
   // The command travels as a bash string literal, which cannot hold NUL.
   if (command.includes('\0')) throw new AgentError(AgentErrorCode.CommandHasNul);
-  return { command, timeout, requestId, idempotencyKey, tty };
+  return { command, timeout, requestId, idempotencyKey, tty, yieldAfter: yieldAfter !== undefined && yieldAfter > 0 ? yieldAfter : undefined };
 }
 
 /** C-AG-2: bad body → 400 before any state check; empty token → 400 `token is required`. */

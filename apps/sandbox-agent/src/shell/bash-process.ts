@@ -1,15 +1,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { SHELL_SETUP } from './command-script.js';
+import { OutputChannel, type StreamName, type StreamReceiver } from './output-channel.js';
+import { readProcTable, signalProcesses } from './proc-table.js';
 
 export interface ShellExit {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
 
-export interface StreamReceiver {
-  stdout(chunk: Buffer): void;
-  stderr(chunk: Buffer): void;
-}
 
 export interface ShellSpawnOptions {
   shell: string;
@@ -19,23 +17,22 @@ export interface ShellSpawnOptions {
 
 export class ShellStartError extends Error {}
 
-export type StreamName = 'stdout' | 'stderr';
+export type { StreamName, StreamReceiver } from './output-channel.js';
 
 /**
  * The persistent `bash --norc --noprofile` (C-AG-5): pipes (never a PTY, so stdout and stderr stay apart), its own
- * process group (`detached`) so a whole-group kill never reaches the agent. Non-interactive, so job control is off.
- * Bytes go to the current receiver: the running command, or the background sink between commands.
+ * process group and session (`detached`) so a whole-group kill never reaches the agent. Non-interactive, with job
+ * control switched on by the setup (C-MCP-11). Bytes of the current output channel go to its receiver: the running
+ * command, or the background sink between commands; `moveTo` hands the shell a new channel.
  */
 export class BashProcess {
   readonly pid: number;
   private readonly child: ChildProcessWithoutNullStreams;
-  private receiver: StreamReceiver;
+  private channel: OutputChannel;
   private exit: ShellExit | undefined;
   private readonly exitListeners = new Set<(exit: ShellExit) => void>();
-  private readonly ended: Promise<void>;
 
   constructor(options: ShellSpawnOptions, idle: StreamReceiver) {
-    this.receiver = idle;
     this.child = spawn(options.shell, ['--norc', '--noprofile'], {
       cwd: options.cwd,
       env: options.env,
@@ -54,14 +51,7 @@ export class BashProcess {
     });
     // A write after bash died fails with EPIPE; the exit event reports the death.
     this.child.stdin.on('error', () => undefined);
-    this.child.stdout.on('data', (chunk: Buffer) => this.receiver.stdout(chunk));
-    this.child.stderr.on('data', (chunk: Buffer) => this.receiver.stderr(chunk));
-    const endOf = (stream: NodeJS.ReadableStream): Promise<void> =>
-      new Promise((resolve) => {
-        stream.once('end', resolve);
-        stream.once('close', resolve);
-      });
-    this.ended = Promise.all([endOf(this.child.stdout), endOf(this.child.stderr)]).then(() => undefined);
+    this.channel = new OutputChannel({ stdout: this.child.stdout, stderr: this.child.stderr }, idle);
     this.child.stdin.write(SHELL_SETUP);
   }
 
@@ -81,7 +71,17 @@ export class BashProcess {
   }
 
   setReceiver(receiver: StreamReceiver): void {
-    this.receiver = receiver;
+    this.channel.setReceiver(receiver);
+  }
+
+  /**
+   * Makes `next` the shell's output channel (the shell itself was already told to write there) and returns the one
+   * it leaves behind, whose receiver the caller sets: a detached job keeps it (C-MCP-11).
+   */
+  moveTo(next: OutputChannel): OutputChannel {
+    const previous = this.channel;
+    this.channel = next;
+    return previous;
   }
 
   write(text: string): void {
@@ -89,11 +89,11 @@ export class BashProcess {
   }
 
   pause(stream: StreamName): void {
-    this.child[stream].pause();
+    this.channel.pause(stream);
   }
 
   resume(stream: StreamName): void {
-    this.child[stream].resume();
+    this.channel.resume(stream);
   }
 
   /**
@@ -105,11 +105,11 @@ export class BashProcess {
     const cap = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, capMs);
     });
-    await Promise.race([this.ended, cap]);
+    await Promise.race([this.channel.ended, cap]);
     clearTimeout(timer);
   }
 
-  /** Signals bash's whole process group (bash, its jobs, the running command). */
+  /** Signals bash's own process group (bash, and children that share it). */
   signalGroup(signal: NodeJS.Signals): void {
     try {
       process.kill(-this.pid, signal);
@@ -118,12 +118,19 @@ export class BashProcess {
     }
   }
 
-  /** Stops listening to the old pipes; background jobs that still hold them get EPIPE. */
+  /**
+   * Signals everything in bash's session: bash and every job — under job control (C-MCP-11) each job has a process
+   * group of its own, so the group alone would miss them. Processes the user moved to a new session (`setsid`) are
+   * not reached, as before. Works after bash died too (the session id outlives its leader).
+   */
+  signalSession(signal: NodeJS.Signals): void {
+    this.signalGroup(signal);
+    signalProcesses(readProcTable().filter((entry) => entry.session === this.pid).map((entry) => entry.pid), signal);
+  }
+
+  /** Stops listening to the shell's current channel; background jobs that still hold it get EPIPE. */
   dispose(): void {
-    this.child.stdout.removeAllListeners('data');
-    this.child.stderr.removeAllListeners('data');
-    this.child.stdout.destroy();
-    this.child.stderr.destroy();
+    this.channel.destroy();
     this.child.stdin.destroy();
   }
 }

@@ -27,6 +27,6 @@ describe('command-script', () => {
     const nonce = '00112233445566778899aabb';
     const input = SHELL_SETUP + buildCommandChunk("printf abc; printf err >&2; (exit 3)", nonce);
     const out = execFileSync('bash', ['--norc', '--noprofile'], { input, stdio: ['pipe', 'pipe', 'pipe'] });
-    expect(out.toString('latin1')).toBe(`${startMarker(nonce).toString('latin1')}abc${endMarker(nonce).toString('latin1')}3\n`);
+    expect(out.toString('latin1')).toBe(`${startMarker(nonce).toString('latin1')}Sabc${endMarker(nonce).toString('latin1')}3\n`);
   });
 });

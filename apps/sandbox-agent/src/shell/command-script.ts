@@ -39,6 +39,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
+import type { CommandShape } from './command-shape.js';
 
 /** First bytes of every marker; \x1f (unit separator) makes an accidental partial match in real output rare. */
 export const MARKER_PREFIX = '\x1f__CLIMCP_';
@@ -103,12 +104,29 @@ export const SHELL_SETUP = [
   'exec {__climcp_o}>&1 {__climcp_e}>&2',
   `[[ -n $__climcp_q ]] && unset POSIXLY_CORRECT; { ${reset('0')}; } 2>/dev/null; __climcp_q=`,
   // The user's shell has aliases on (as before C-AG-12); the chunk lines themselves are parsed with them off.
-  '__climcp_a=1; __climcp_x=',
+  // Job control (C-MCP-11): every pipeline runs as a job in its own process group, so a command still running at
+  // the yield point can be stopped and continued in the background as `%N`.
+  'set -m; __climcp_a=1; __climcp_x=',
   `__climcp_p=$'\\x1f__CLIMCP_'; __climcp_T=${singleQuote(STOP_TRAP)}; __climcp_N=${singleQuote(BUILTIN_REMOVED_NOTICE)}`,
-  // Head `__climcp_b MARKER [internal]`: re-install the stop trap (see the header), turn the user's aliases back on
-  // for the eval (not for the agent's internal scripts), print the start markers.
-  '__climcp_b() { builtin trap "$__climcp_T" USR1; [[ -n ${__climcp_a-} && -z ${2-} ]] && builtin shopt -s expand_aliases; ' +
-    'builtin printf \'%s%s\' "$__climcp_p" "$1" >&"$__climcp_o"; builtin printf \'%s%s\' "$__climcp_p" "$1" >&"$__climcp_e"; } >/dev/null 2>&1',
+  // Head `__climcp_b MARKER MODE [WORDS…]`: re-install the stop trap (see the header), turn the user's aliases back
+  // on for the eval (not for the agent's internal scripts, MODE I), print the start markers followed by the mode the
+  // command runs in (C-MCP-11, command-shape.ts): D (detachable job), J (run as a subshell: `__climcp_j`), W (a
+  // lone wait) or S (in the shell). D/J/W fall back to S when a WORD is an alias or a function (it would not mean
+  // what the agent read), under `set -e` (stopping a job would end the shell) and without job control (`set +m`).
+  '__climcp_b() { builtin trap "$__climcp_T" USR1; __climcp_g=$1; __climcp_m=$2; __climcp_j=; ' +
+    '[[ -n ${__climcp_a-} && $2 != I ]] && builtin shopt -s expand_aliases; ' +
+    'if [[ $2 == [DJW] ]]; then case $- in *e*) __climcp_m=S;; *m*) ;; *) __climcp_m=S;; esac; builtin shift 2; ' +
+    'for __climcp_i; do if [[ -n ${BASH_ALIASES[$__climcp_i]+x} ]] || builtin declare -F -- "$__climcp_i"; then __climcp_m=S; builtin break; fi; done; ' +
+    '[[ $__climcp_m == J ]] && __climcp_j=1; fi; [[ $__climcp_m == I ]] && __climcp_m=S; ' +
+    'builtin printf \'%s%s%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_o"; ' +
+    'builtin printf \'%s%s%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_e"; } >/dev/null 2>&1',
+  // `__climcp_y OUT ERR MARKER` (C-MCP-11): the stopped job keeps the shell's current output streams; the shell moves
+  // to the FIFOs OUT/ERR (in POSIX mode, so `exec` is the builtin), continues the job in the background and says so
+  // with MARKER on the new stdout.
+  '__climcp_y() { case :$SHELLOPTS: in *:posix:*) __climcp_q=;; *) __climcp_q=1; __climcp_O=$BASHOPTS; POSIXLY_CORRECT=y;; esac; ' +
+    'exec {__climcp_o}>&- {__climcp_e}>&-; exec >"$1" 2>"$2" {__climcp_o}>&1 {__climcp_e}>&2; ' +
+    `if [[ -n $__climcp_q ]]; then unset POSIXLY_CORRECT; ${RESTORE_OPTIONS}; fi; __climcp_q=; ` +
+    'builtin bg %+ >/dev/null 2>&1; builtin printf \'%s%s\' "$__climcp_p" "$3" >&"$__climcp_o"; }',
   // Tail `__climcp_f STATUS MARKER`: reset (above); a user's -x/-v go off here and back on, by `$__climcp_x`, inside
   // the next eval; notice; end markers.
   // (The prefix is a line of its own, so `set -v` echoes the user's command as bash reads it, as in a terminal.)
@@ -143,18 +161,42 @@ export function endMarker(nonce: string): Buffer {
 }
 
 export interface ChunkOptions {
-  /** The agent's own script (tty state capture): parsed without the user's aliases. */
+  /** The agent's own script (tty state capture, job queries): parsed without the user's aliases. */
   internal?: boolean;
+  /** What the yield point may do with the command (C-MCP-11); absent = stays in the shell. */
+  shape?: CommandShape;
 }
+
+/** The mode byte after a start marker (see `__climcp_b`). */
+export type RunMode = 'S' | 'D' | 'J' | 'W';
+
+const MODE_OF: Record<CommandShape['kind'], RunMode> = { shell: 'S', job: 'D', subshell: 'J', wait: 'W' };
+
+const COMMAND_REDIRECTIONS = '</dev/null >&"$__climcp_o" 2>&"$__climcp_e" {__climcp_o}>&- {__climcp_e}>&-';
+const EVAL = 'builtin eval "$__climcp_x$__climcp_c"';
 
 /** One chunk per command; `nonce` is fresh random hex. The command must not contain NUL (checked by the caller). */
 export function buildCommandChunk(command: string, nonce: string, options: ChunkOptions = {}): string {
-  const head = options.internal ? `${nonce}S 1` : `${nonce}S`;
+  const shape = options.shape ?? { kind: 'shell' };
+  const mode = options.internal ? 'I' : MODE_OF[shape.kind];
+  const words = shape.kind === 'shell' || options.internal ? '' : shape.words.map((word) => ` ${singleQuote(word)}`).join('');
+  // Only a command that may run as a subshell pays for the longer line (bash reads it one byte at a time).
+  const body = mode === 'J' ? `if [[ -n $__climcp_j ]]; then ( ${EVAL} ); else ${EVAL}; fi` : EVAL;
   return (
-    `__climcp_c=${singleQuote(command)}; __climcp_b ${head}; ` +
-    `for __climcp_l in 1; do { builtin eval "$__climcp_x$__climcp_c"; } </dev/null >&"$__climcp_o" 2>&"$__climcp_e" {__climcp_o}>&- {__climcp_e}>&-; done; ` +
+    `__climcp_c=${singleQuote(command)}; __climcp_b ${nonce}S ${mode}${words}; ` +
+    `for __climcp_l in 1; do { ${body}; } ${COMMAND_REDIRECTIONS}; done; ` +
     `{ __climcp_f "$?" ${nonce}E; } >/dev/null 2>&1\n`
   );
+}
+
+/** The line that moves the shell to a new output channel and continues the stopped job (`__climcp_y`). */
+export function buildMoveChannelLine(paths: { stdout: string; stderr: string }, nonce: string): string {
+  return `__climcp_y ${singleQuote(paths.stdout)} ${singleQuote(paths.stderr)} ${nonce}M\n`;
+}
+
+/** Printed on the new channel once the shell writes there. */
+export function moveMarker(nonce: string): Buffer {
+  return Buffer.from(`${MARKER_PREFIX}${nonce}M`, 'latin1');
 }
 
 /** Signal the agent sends to the shell to abandon the rest of the running command list (see above). */

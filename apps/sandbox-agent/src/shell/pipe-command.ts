@@ -1,6 +1,6 @@
 import type { BackgroundLog } from './background-log.js';
 import type { BashProcess, ShellExit, StreamName, StreamReceiver } from './bash-process.js';
-import { buildCommandChunk, endMarker, startMarker, type ChunkOptions } from './command-script.js';
+import { buildCommandChunk, endMarker, startMarker, type ChunkOptions, type RunMode } from './command-script.js';
 import { StreamFramer } from './stream-framer.js';
 
 /** Destination of a command's bytes on one stream; `push` → false asks for back-pressure until `onDrain`. */
@@ -53,6 +53,11 @@ export class PipeCommand implements StreamReceiver {
 
   get isDone(): boolean {
     return this.ended;
+  }
+
+  /** The mode the shell runs the command in (C-MCP-11), once its start marker was seen. */
+  get mode(): RunMode | undefined {
+    return this.framers.stdout.mode as RunMode | undefined;
   }
 
   /** Whether the user's text began to run (a start marker was seen). */

@@ -1,4 +1,11 @@
+import { RUNNING_EXIT_CODE } from '@cli-mcp/agent-client';
+import { BackgroundJobs } from './background-jobs.js';
+import { commandShape } from './command-shape.js';
 import { newNonce, STOP_LIST_SIGNAL } from './command-script.js';
+import { removeFifoDirectory, type FifoChannel } from './fifo-channel.js';
+import { JobHandoff } from './job-handoff.js';
+import { runningResponse } from './yield-responses.js';
+import { BUSY_REASONS, decideAtYield, runsShell } from './yield-point.js';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import type { ExecResponse } from '@cli-mcp/agent-client';
@@ -21,16 +28,29 @@ export interface EngineJob {
   command: string;
   timeoutMs: number;
   tty: boolean;
+  /** Epoch ms of the yield point (C-MCP-11); undefined = never. */
+  yieldAt?: number;
 }
+
+/** Answers the caller before the command ends (it keeps the shell past its yield point). */
+export type EarlyResponder = (response: ExecResponse) => void;
 
 export type StopReason = 'timeout' | 'cancel';
 
-interface PipeAttempt {
-  end: CommandEnd;
-  stopReason: StopReason | undefined;
-  stdout: SinkResult;
-  stderr: SinkResult;
+interface PipeContext {
+  job: EngineJob;
+  signal: AbortSignal;
+  deadline: number;
+  startedAt: number;
+  respond: EarlyResponder;
 }
+
+/** bash's status for a job stopped by SIGSTOP (128 + 19). */
+const STOPPED_STATUS = 147;
+
+type PipeAttempt =
+  | { kind: 'ended'; end: CommandEnd; stopReason: StopReason | undefined; stdout: SinkResult; stderr: SinkResult; interrupted: boolean }
+  | { kind: 'detached'; pgid: number; fifo: FifoChannel; sinks: Record<StreamName, StreamSink> };
 
 /**
  * Runs commands in the persistent shell (C-AG-5…C-AG-8) or, opt-in, in a pseudo-terminal (C-AG-11). One command
@@ -41,8 +61,12 @@ export class ShellEngine {
   private readonly supervisor: ShellSupervisor;
   private readonly background: BackgroundLog;
   private readonly spill: SpillStore | undefined;
+  private readonly jobs: BackgroundJobs;
+  private readonly handoff: JobHandoff;
   /** Output sinks of the running command (for `/output`); undefined between commands. */
   private live: Record<StreamName, StreamSink> | undefined;
+  /** Output file number of the running command, once it has files. */
+  private liveSeq: number | undefined;
   /** Process group of the running tty command, killed by a hard shutdown. */
   private ttyGroup: number | undefined;
   /** Between commands, whatever the shell prints belongs to background jobs. */
@@ -56,6 +80,8 @@ export class ShellEngine {
     this.spill = config.outputDir === null ? undefined : new SpillStore(config.outputDir, config.spill, log);
     this.supervisor = new ShellSupervisor({ shell: config.shell, cwd: config.workdir, env: config.shellEnv },
       this.idleReceiver, log);
+    this.jobs = new BackgroundJobs(config.killGraceMs, log, () => void this.spill?.enforceRetention());
+    this.handoff = new JobHandoff(this.background, this.jobs, this.idleReceiver, log);
   }
 
   /** Starts the first shell right away, in parallel with the HTTP server's start. */
@@ -67,7 +93,7 @@ export class ShellEngine {
     return this.supervisor.health();
   }
 
-  async run(job: EngineJob, signal: AbortSignal): Promise<ExecResponse> {
+  async run(job: EngineJob, signal: AbortSignal, respond: EarlyResponder = () => undefined): Promise<ExecResponse> {
     const startedAt = performance.now();
     const deadline = Date.now() + job.timeoutMs;
     const supervisor = this.supervisor;
@@ -76,26 +102,24 @@ export class ShellEngine {
       let stateReset = supervisor.takeReset();
       let shell = supervisor.acquire();
       if (job.tty) return await this.runTty(shell, job, signal, deadline, startedAt, stateReset);
-      let attempt = await this.runPipe(shell, job, signal, deadline);
-      if (attempt.end.kind === 'shell-exited' && !attempt.end.started && attempt.stopReason === undefined) {
+      const context = { job, signal, deadline, startedAt, respond };
+      let attempt = await this.runPipe(shell, context, stateReset);
+      if (attempt.kind === 'ended' && attempt.end.kind === 'shell-exited' && !attempt.end.started && attempt.stopReason === undefined) {
         // Bash died before the command began (it was killed while idle and we raced its exit): nothing of the
         // command ran, so run it once in a fresh shell.
         supervisor.retire(shell);
         supervisor.takeReset();
         stateReset = true;
         shell = supervisor.acquire();
-        attempt = await this.runPipe(shell, job, signal, deadline);
+        attempt = await this.runPipe(shell, context, stateReset);
       }
+      if (attempt.kind === 'detached') return await this.detach(shell, attempt, job, deadline, startedAt, stateReset);
       if (attempt.end.kind === 'shell-exited') supervisor.retire(shell);
-      const response = buildExecResponse({
-        stdout: attempt.stdout,
-        stderr: attempt.stderr,
-        exitCode: exitCodeOf(attempt.end, attempt.stopReason),
-        durationMs: performance.now() - startedAt,
-        timedOut: attempt.stopReason === 'timeout',
-        cancelled: attempt.stopReason === 'cancel',
-        stateReset,
-      });
+      if (attempt.interrupted) {
+        // A lone `wait` interrupted at the yield point: the jobs it waited for keep running (C-MCP-11).
+        return { ...this.ended(attempt, startedAt, stateReset), exit_code: RUNNING_EXIT_CODE, running: true, yield_mode: 'waiting' };
+      }
+      const response = this.ended(attempt, startedAt, stateReset);
       this.log.debug({ exit_code: response.exit_code, duration_ms: response.duration_ms, stdout_bytes: response.stdout_bytes,
         stderr_bytes: response.stderr_bytes, stop: attempt.stopReason }, 'command finished');
       return response;
@@ -103,6 +127,31 @@ export class ShellEngine {
       supervisor.commandRunning = false;
       this.live = undefined;
     }
+  }
+
+  private ended(attempt: PipeAttempt & { kind: 'ended' }, startedAt: number, stateReset: boolean): ExecResponse {
+    return buildExecResponse({
+      stdout: attempt.stdout,
+      stderr: attempt.stderr,
+      exitCode: exitCodeOf(attempt.end, attempt.stopReason),
+      durationMs: performance.now() - startedAt,
+      timedOut: attempt.stopReason === 'timeout',
+      cancelled: attempt.stopReason === 'cancel',
+      stateReset,
+    });
+  }
+
+  /** The stopped command becomes job `%N` of the shell; the call answers with its output so far (C-MCP-11). */
+  private async detach(shell: BashProcess, attempt: PipeAttempt & { kind: 'detached' }, job: EngineJob, deadline: number,
+    startedAt: number, stateReset: boolean): Promise<ExecResponse> {
+    const response = runningResponse(attempt.sinks, performance.now() - startedAt, { mode: 'job' }, stateReset);
+    const seq = this.liveSeq;
+    if (seq !== undefined) this.spill?.pin(seq);
+    const detached = await this.handoff.complete({ shell, pgid: attempt.pgid, fifo: attempt.fifo, sinks: attempt.sinks,
+      deadline, timeoutSeconds: job.timeoutMs / 1000, onEnd: () => {
+        if (seq !== undefined) this.spill?.unpin(seq);
+      } });
+    return { ...response, job: detached.spec, job_pid: detached.pid };
   }
 
   /** The running command's latest output and byte counts (C-MCP-10 progress); undefined between commands. */
@@ -121,19 +170,26 @@ export class ShellEngine {
         // Already gone.
       }
     }
+    this.jobs.shutdown();
     this.background.close();
     removeTtyScratch();
+    removeFifoDirectory();
   }
 
-  private async runPipe(shell: BashProcess, job: EngineJob, signal: AbortSignal, deadline: number): Promise<PipeAttempt> {
+  private async runPipe(shell: BashProcess, context: PipeContext, stateReset: boolean): Promise<PipeAttempt> {
+    const { job, signal, deadline } = context;
     const nonce = newNonce();
     const preexisting = snapshotChildren(shell.pid);
     const sinks = this.newSinks();
     const command = new PipeCommand(shell, nonce, sinks, this.background);
-    command.begin(job.command, nonce);
+    // The shape matters only at a yield point (C-MCP-11); without one every command simply runs in the shell.
+    const yieldAt = job.yieldAt !== undefined && job.yieldAt < deadline ? job.yieldAt : undefined;
+    command.begin(job.command, nonce, yieldAt === undefined ? {} : { shape: commandShape(job.command) });
 
     let stopReason: StopReason | undefined;
     let stopping: Promise<StopOutcome> | undefined;
+    let detaching: { pgid: number; fifo: FifoChannel } | undefined;
+    let interrupted = false;
     const stop = (reason: StopReason): void => {
       if (stopReason || command.isDone) return;
       stopReason = reason;
@@ -152,19 +208,51 @@ export class ShellEngine {
         settleMs: this.config.killSettleMs,
       }, command.done);
     };
+    const atYield = async (): Promise<void> => {
+      if (stopReason || command.isDone) return;
+      const action = decideAtYield({ mode: command.mode, shellPid: shell.pid, preexisting, table: readProcTable(),
+        shellReplaced: !runsShell(shell.pid) });
+      if (action.kind === 'interrupt') {
+        interrupted = true;
+        signalShell(shell.pid, STOP_LIST_SIGNAL);
+        return;
+      }
+      if (action.kind === 'busy') {
+        context.respond(runningResponse(sinks, performance.now() - context.startedAt, { mode: 'shell', reason: action.reason }, stateReset));
+        return;
+      }
+      let fifo: FifoChannel;
+      try {
+        fifo = await this.handoff.prepare();
+      } catch (err) {
+        this.log.warn({ error: (err as Error).message }, 'cannot create an output channel for a job');
+        context.respond(runningResponse(sinks, performance.now() - context.startedAt, { mode: 'shell', reason: BUSY_REASONS.noChannel }, stateReset));
+        return;
+      }
+      if (stopReason || command.isDone || !signalGroup(action.pgid, 'SIGSTOP')) {
+        fifo.abandon();
+        return;
+      }
+      detaching = { pgid: action.pgid, fifo };
+    };
     const timer = setTimeout(() => stop('timeout'), Math.max(0, deadline - Date.now()));
+    const yieldTimer = yieldAt === undefined ? undefined : setTimeout(() => void atYield(), Math.max(0, yieldAt - Date.now()));
     const onAbort = (): void => stop('cancel');
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
 
     const end = await command.done;
     clearTimeout(timer);
+    clearTimeout(yieldTimer);
     signal.removeEventListener('abort', onAbort);
     await stopping;
+    const stopped = detaching && !stopReason && end.kind === 'finished' && end.exitCode === STOPPED_STATUS;
+    if (detaching && stopped) return { kind: 'detached', pgid: detaching.pgid, fifo: detaching.fifo, sinks };
+    detaching?.fifo.abandon();
     shell.setReceiver(this.idleReceiver);
     const [stdout, stderr] = await Promise.all([sinks.stdout.finish(), sinks.stderr.finish()]);
     if (stdout.file || stderr.file) void this.spill?.enforceRetention();
-    return { end, stopReason, stdout, stderr };
+    return { kind: 'ended', end, stopReason, stdout, stderr, interrupted };
   }
 
   private async runTty(shell: BashProcess, job: EngineJob, signal: AbortSignal, deadline: number, startedAt: number,
@@ -192,9 +280,9 @@ export class ShellEngine {
   }
 
   private newSinks(): Record<StreamName, StreamSink> {
-    let seq: number | undefined;
     const spill = this.spill;
-    const opener = (stream: StreamName) => (spill ? () => spill.open((seq ??= spill.nextSeq()), stream) : undefined);
+    this.liveSeq = undefined;
+    const opener = (stream: StreamName) => (spill ? () => spill.open((this.liveSeq ??= spill.nextSeq()), stream) : undefined);
     const threshold = spill?.thresholdBytes ?? Number.MAX_SAFE_INTEGER;
     this.live = {
       stdout: new StreamSink(this.config.outputBufferBytes, threshold, opener('stdout')),
@@ -212,6 +300,16 @@ function exitCodeOf(end: CommandEnd, stopReason: StopReason | undefined): number
   if (end.exit.code !== null) return end.exit.code;
   const signalNumber = end.exit.signal ? constants.signals[end.exit.signal] : undefined;
   return 128 + (signalNumber ?? 0);
+}
+
+/** Signals a process group; false when it no longer exists. */
+function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function signalShell(pid: number, signal: NodeJS.Signals): void {

@@ -20,7 +20,8 @@ const STATE_SCRIPT =
 const STATE_TIMEOUT_MS = 10_000;
 const MAX_STATE_BYTES = 16 * 1024 * 1024;
 
-class ByteCollector implements ByteSink {
+/** Collects an internal script's output in memory (bounded). */
+export class ByteCollector implements ByteSink {
   readonly chunks: Buffer[] = [];
   private size = 0;
   overflow = false;

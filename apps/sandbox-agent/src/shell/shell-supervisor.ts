@@ -66,7 +66,7 @@ export class ShellSupervisor {
 
   /** Hang up a dead shell's leftover jobs (as closing a terminal would; `nohup`ed ones survive) and start anew. */
   retire(shell: BashProcess): void {
-    shell.signalGroup('SIGHUP');
+    shell.signalSession('SIGHUP');
     shell.dispose();
     if (this.shell === shell) this.shell = undefined;
     if (this.shuttingDown) return;
@@ -75,10 +75,10 @@ export class ShellSupervisor {
     });
   }
 
-  /** C-AG-10: kill the shell's whole process group; no respawn afterwards. */
+  /** C-AG-10: kill the shell and every job of it (its session); no respawn afterwards. */
   shutdown(): void {
     this.shuttingDown = true;
-    this.shell?.signalGroup('SIGKILL');
+    this.shell?.signalSession('SIGKILL');
   }
 
   private onExit(shell: BashProcess, exit: ShellExit): void {

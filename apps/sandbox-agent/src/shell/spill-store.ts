@@ -14,6 +14,8 @@ export class SpillStore {
   private readonly outDir: string;
   private seq: number | undefined;
   private retention: Promise<void> = Promise.resolve();
+  /** Commands whose files are still being written by a background job (C-MCP-11): never deleted, not counted. */
+  private readonly pinned = new Set<number>();
 
   constructor(outputDir: string, private readonly limits: SpillConfig, private readonly log: AgentLog) {
     this.outDir = join(outputDir, 'out');
@@ -49,6 +51,14 @@ export class SpillStore {
     return new SpillFile(join(this.outDir, spillFileName(seq, stream)), this.limits.maxFileBytes, this.log);
   }
 
+  pin(seq: number): void {
+    this.pinned.add(seq);
+  }
+
+  unpin(seq: number): void {
+    this.pinned.delete(seq);
+  }
+
   /** Deletes files beyond the limits; runs in the background, one pass at a time. */
   enforceRetention(): Promise<void> {
     this.retention = this.retention.then(() => this.retentionPass()).catch((err: unknown) => {
@@ -58,7 +68,10 @@ export class SpillStore {
   }
 
   private async retentionPass(): Promise<void> {
-    const names = (await readdir(this.outDir)).filter((name) => spillSeqOf(name) !== undefined);
+    const names = (await readdir(this.outDir)).filter((name) => {
+      const seq = spillSeqOf(name);
+      return seq !== undefined && !this.pinned.has(seq);
+    });
     const files: SpillFileInfo[] = [];
     for (const name of names) {
       try {

@@ -14,7 +14,8 @@ function framer(withExitCode: boolean) {
   return { f, text: () => ({ background: Buffer.concat(background).toString(), body: Buffer.concat(body).toString() }) };
 }
 
-const S = startMarker(NONCE).toString('latin1');
+// Every start marker is followed by the run-mode byte (C-MCP-11).
+const S = `${startMarker(NONCE).toString('latin1')}S`;
 const E = endMarker(NONCE).toString('latin1');
 
 describe(StreamFramer.name, () => {
@@ -24,6 +25,15 @@ describe(StreamFramer.name, () => {
     expect(f.done).toBe(true);
     expect(f.exitCode).toBe(42);
     expect(text()).toEqual({ background: 'late job\nafter', body: 'out put' });
+  });
+
+  it('reads the run-mode byte after the start marker, also when it arrives in a chunk of its own', () => {
+    const { f, text } = framer(false);
+    f.push(Buffer.from(startMarker(NONCE)));
+    expect(f.mode).toBeUndefined();
+    f.push(Buffer.from(`Jbody${E}`));
+    expect(f.mode).toBe('J');
+    expect(text().body).toBe('body');
   });
 
   it('keeps output without a trailing newline and handles every chunk boundary', () => {

@@ -7,20 +7,22 @@ export interface FramerOutput {
   body(bytes: Buffer): void;
 }
 
-type Phase = 'before' | 'body' | 'exit-code' | 'done';
+type Phase = 'before' | 'mode' | 'body' | 'exit-code' | 'done';
 
 const NEWLINE = 0x0a;
 const MAX_EXIT_CODE_BYTES = 16;
 
 /**
  * Splits one stream (stdout or stderr) of one command into background bytes, the command's bytes and — on stdout —
- * the exit code that follows the end marker (`<end marker><digits>\n`). C-AG-6: byte-based, chunk-boundary safe.
+ * the exit code that follows the end marker (`<end marker><digits>\n`). The start marker is followed by one byte, the
+ * mode the shell runs the command in (command-script.ts, C-MCP-11). C-AG-6: byte-based, chunk-boundary safe.
  */
 export class StreamFramer {
   private phase: Phase = 'before';
   private scanner: MarkerScanner;
   private exitDigits = '';
   private code: number | undefined;
+  private runMode: string | undefined;
 
   constructor(
     start: Buffer,
@@ -43,6 +45,11 @@ export class StreamFramer {
     return this.code;
   }
 
+  /** The byte after the start marker, once seen. */
+  get mode(): string | undefined {
+    return this.runMode;
+  }
+
   push(chunk: Buffer): void {
     let rest = chunk;
     while (rest.length > 0) rest = this.step(rest);
@@ -50,7 +57,7 @@ export class StreamFramer {
 
   /** The stream ended or the shell died: release held-back bytes into the current phase. */
   flush(): void {
-    if (this.phase === 'before' || this.phase === 'done') {
+    if (this.phase === 'before' || this.phase === 'mode' || this.phase === 'done') {
       const held = this.scanner.flush();
       if (held.length > 0) this.out.background(held);
     } else if (this.phase === 'body') {
@@ -65,10 +72,14 @@ export class StreamFramer {
         const r = this.scanner.push(data);
         if (r.before.length > 0) this.out.background(r.before);
         if (!r.found) return Buffer.alloc(0);
-        this.phase = 'body';
+        this.phase = 'mode';
         this.scanner = new MarkerScanner(this.end);
         return r.after;
       }
+      case 'mode':
+        this.runMode = String.fromCharCode(data[0]!);
+        this.phase = 'body';
+        return data.subarray(1);
       case 'body': {
         const r = this.scanner.push(data);
         if (r.before.length > 0) this.out.body(r.before);

@@ -25,13 +25,32 @@ export class StreamSink {
   }
 
   push(chunk: Buffer): boolean {
-    if (!this.spill && !this.spillRefused && this.openSpill && this.capture.totalBytes + chunk.length > this.spillThreshold) {
-      this.spill = this.openSpill();
-      if (this.spill) this.spill.write(this.capture.allBytesSoFar());
-      else this.spillRefused = true;
-    }
+    if (this.capture.totalBytes + chunk.length > this.spillThreshold) this.startSpill();
     this.capture.push(chunk);
     return this.spill ? this.spill.write(chunk) : true;
+  }
+
+  /**
+   * Saves the stream to its file from now on, whatever its size (a command detached at the yield point, C-MCP-11:
+   * its further output is only in the file). Returns the path, or undefined when saving is off or failed.
+   */
+  spillNow(): string | undefined {
+    this.startSpill();
+    return this.spill?.path;
+  }
+
+  /** What the stream holds right now (the output so far of a command that keeps running). */
+  snapshot(): SinkResult {
+    const captured = this.capture.finish();
+    return this.spill?.usable ? { captured, file: this.spill.path } : { captured };
+  }
+
+  private startSpill(): void {
+    if (this.spill || this.spillRefused || !this.openSpill) return;
+    // Nothing was dropped yet: the threshold is at most half the in-memory budget (agent-config.ts).
+    this.spill = this.openSpill();
+    if (this.spill) this.spill.write(this.capture.allBytesSoFar());
+    else this.spillRefused = true;
   }
 
   /** Bytes written so far and the latest of them (for `/output`). */
