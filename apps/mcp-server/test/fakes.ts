@@ -150,6 +150,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
       resultFormat: 'text',
       maxOutputChars: 30_000,
       progressIntervalMs: 5000,
+      yieldAfterMs: 0,
       instructions: 'Test instructions.',
     },
     cacheTtlMs: 30_000,

@@ -209,6 +209,14 @@ describe(loadServerConfig.name, () => {
     expect(await problems(['--allowed-hosts', 'a b'])).toEqual(['--allowed-hosts (env CLI_MCP_ALLOWED_HOSTS): "a b" is not a host name']);
   });
 
+  it('--yield-after: 50 s by default, 0 turns it off, from the env too; a value under 1 s is refused (C-MCP-11)', async () => {
+    expect((await config([])).tool.yieldAfterMs).toBe(50_000);
+    expect((await config(['--yield-after', '0'])).tool.yieldAfterMs).toBe(0);
+    expect((await config(['--yield-after', '20s'])).tool.yieldAfterMs).toBe(20_000);
+    expect((await config([], { CLI_MCP_YIELD_AFTER: '30s' })).tool.yieldAfterMs).toBe(30_000);
+    expect(await problems(['--yield-after', '500ms'])).toEqual(['--yield-after (env CLI_MCP_YIELD_AFTER) must be 0 (never) or at least 1s']);
+  });
+
   it('validates timeouts against each other and derives the shutdown grace from --max-timeout', async () => {
     expect(await problems(['--default-timeout', '10m', '--max-timeout', '5m'])).toEqual([
       '--default-timeout (env CLI_MCP_DEFAULT_TIMEOUT) must not exceed --max-timeout (env CLI_MCP_MAX_TIMEOUT)',

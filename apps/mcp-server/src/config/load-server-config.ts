@@ -66,6 +66,8 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
       resultFormat: settings.resultFormat,
       maxOutputChars: settings.maxOutputChars,
       progressIntervalMs: settings.progressIntervalMs,
+      // Default 50 s: below TARSy's fixed 60 s tool-call budget (C-MCP-11).
+      yieldAfterMs: settings.yieldAfterMs,
       instructions,
     },
     cacheTtlMs: settings.cacheTtlMs,

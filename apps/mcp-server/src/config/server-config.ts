@@ -32,6 +32,11 @@ export interface ToolConfig {
   readonly resultFormat: ResultFormat;
   readonly maxOutputChars: number;
   readonly progressIntervalMs: number;
+  /**
+   * C-MCP-11: no call holds its request longer than this; a command still running then goes on as a background
+   * job of the session shell. 0 = never (the call lasts as long as the command).
+   */
+  readonly yieldAfterMs: number;
   /** Sent at initialize (C-MCP-1): the built-in text or `--instructions-file`. */
   readonly instructions: string;
 }

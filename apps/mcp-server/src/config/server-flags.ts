@@ -25,6 +25,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   ...COMMAND_TIMEOUT_FLAGS.map((spec) => ({ ...spec, group: TOOL })),
   { group: TOOL, name: 'result-format', valueName: 'text|json', default: 'text', description: 'Tool result text: readable plain text, or the Go server\'s JSON object.' },
   { group: TOOL, name: 'max-output-chars', valueName: 'n', default: '30000', description: 'Budget of the result text; the head and tail of the output are kept and the rest is counted exactly.' },
+  { group: TOOL, name: 'yield-after', valueName: 'duration', default: '50s', description: 'A command still running after this long becomes a background job of the session shell and the call returns (0 = never); keep it below the client\'s tool-call timeout.' },
   { group: TOOL, name: 'progress-interval', valueName: 'duration', default: '5s', description: 'Interval of progress notifications for calls that send a progressToken (at most 5s).' },
   { group: TOOL, name: 'instructions-file', valueName: 'path', description: 'Replaces the server instructions sent at initialize (e.g. to list the CLIs in your sandbox image).' },
 

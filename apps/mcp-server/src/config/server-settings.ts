@@ -22,6 +22,11 @@ export class ServerSettings extends CommandTimeoutSettings {
   @FromFlag('shutdown-grace', 'duration') @DurationRange({ minMs: 0, maxMs: DAY_MS }) shutdownGraceMs?: number;
   @FromFlag('result-format') @OneOf(['text', 'json']) resultFormat!: ResultFormat;
   @FromFlag('max-output-chars', 'integer') @IntegerRange(1000, 10_000_000) maxOutputChars!: number;
+  // C-MCP-11: 0 = never; otherwise at least a second, so a call always gets to start its command.
+  @FromFlag('yield-after', 'duration')
+  @DurationRange({ minMs: 0, maxMs: DAY_MS })
+  @Satisfies((ms: number) => ms === 0 || ms >= 1000, '{self} must be 0 (never) or at least 1s')
+  yieldAfterMs!: number;
   @FromFlag('progress-interval', 'duration') @DurationRange({ minMs: 100, maxMs: 5000 }) progressIntervalMs!: number;
   @FromFlag('cache-ttl', 'duration') @DurationRange({ minMs: 1000, maxMs: HOUR_MS }) cacheTtlMs!: number;
 

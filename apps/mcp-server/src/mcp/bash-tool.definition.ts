@@ -22,7 +22,7 @@ const text = (description: string): Record<string, unknown> => ({ type: 'string'
  * The one tool (C-MCP-2). The description keeps the Go wording's meaning (Go §2.2) and adds what a model needs
  * to use it well: persistence, /workspace, timeouts and where long output goes.
  */
-export function bashToolDefinition(defaultTimeoutSeconds: number, maxTimeoutSeconds: number): Tool {
+export function bashToolDefinition(defaultTimeoutSeconds: number, maxTimeoutSeconds: number, yieldAfterSeconds = 0): Tool {
   return {
     name: BASH_TOOL_NAME,
     title: 'Bash (persistent sandbox shell)',
@@ -32,7 +32,11 @@ export function bashToolDefinition(defaultTimeoutSeconds: number, maxTimeoutSeco
       `persist between calls of the same session. Commands time out after ${defaultTimeoutSeconds} s unless ` +
       `\`timeout\` says otherwise (at most ${maxTimeoutSeconds} s). Stdin is empty, so interactive programs do not work. ` +
       'Long output is shortened to its head and tail, and the result names the file that keeps it in full. ' +
-      'Set `tty` for a program that refuses to run without a terminal.',
+      'Set `tty` for a program that refuses to run without a terminal.' +
+      (yieldAfterSeconds > 0
+        ? ` A command still running after ${yieldAfterSeconds} s becomes a background job of the shell and the call ` +
+          'returns with its output so far and its job id (%N): follow it with wait, tail of its output file, or kill.'
+        : ''),
     inputSchema: {
       type: 'object',
       properties: {
@@ -56,7 +60,10 @@ export function bashToolDefinition(defaultTimeoutSeconds: number, maxTimeoutSeco
       properties: {
         stdout: text('Standard output (head and tail when long).'),
         stderr: text('Standard error (head and tail when long).'),
-        exit_code: { type: 'integer', description: 'Exit status; 137 after a timeout, 130 after a cancel.' },
+        exit_code: {
+          type: 'integer',
+          description: 'Exit status; 137 after a timeout, 130 after a cancel; -1 while `running` (the command has no status yet).',
+        },
         duration_ms: integer('Run time measured in the sandbox.'),
         timeout_seconds: { type: 'number', minimum: 0, description: 'The timeout applied to this command, in seconds.' },
         timed_out: flag('The command hit its timeout and was killed.'),
@@ -75,6 +82,18 @@ export function bashToolDefinition(defaultTimeoutSeconds: number, maxTimeoutSeco
         stderr_file: text('Sandbox path of the full stderr.'),
         stdout_binary: flag('stdout looked binary; its text is lossy.'),
         stderr_binary: flag('stderr looked binary; its text is lossy.'),
+        running: flag('The command was still running when the call returned (see yield_mode); exit_code is -1.'),
+        yield_mode: {
+          type: 'string',
+          enum: ['job', 'shell', 'queued', 'waiting'],
+          description:
+            'With running: job = now a background job of the session shell (see job; its further output goes to ' +
+            'stdout_file/stderr_file); shell = it runs in the shell itself and keeps it busy; queued = this command ' +
+            'never ran because an earlier one holds the shell; waiting = a wait was interrupted, its jobs keep running.',
+        },
+        job: text('Bash job spec of the background job, e.g. %1: use it with jobs, wait, kill.'),
+        job_pid: integer('Process id of the background job.'),
+        yield_reason: text('Why the command could not become a background job, or what holds the shell.'),
       },
       required: ['stdout', 'stderr', 'exit_code', 'duration_ms'],
       additionalProperties: false,

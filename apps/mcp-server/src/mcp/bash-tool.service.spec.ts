@@ -131,6 +131,30 @@ describe(BashToolService.name, () => {
       expect((sessions.callsOf('execute')[0]?.args[1] as ExecRequest).timeout).toBe(expected);
     });
 
+    it('asks the agent to yield after --yield-after, and returns a running command as a normal result (C-MCP-11)', async () => {
+      const config = testConfig();
+      const { sut, sessions } = fresh({ ...config, tool: { ...config.tool, yieldAfterMs: 50_000 } });
+      sessions.onExecute(async () => execResult({
+        stdout: 'so far', exit_code: -1, duration_ms: 50_010, running: true, yield_mode: 'job', job: '%1', job_pid: 4242,
+        stdout_file: '/workspace/.cli-mcp/out/3.stdout', stderr_file: '/workspace/.cli-mcp/out/3.stderr', timeout_seconds: 300,
+      }));
+      const result = await sut.call({ command: 'sleep 100; echo done', timeout: 300 }, context());
+      expect((sessions.callsOf('execute')[0]?.args[1] as ExecRequest).yield_after).toBe(50);
+      expect(result.isError).toBeUndefined();
+      expect(text(result)).toContain('background job %1 (pid 4242)');
+      expect(result.structuredContent).toMatchObject({ running: true, yield_mode: 'job', job: '%1', job_pid: 4242, exit_code: -1 });
+    });
+
+    it('sends no yield point when --yield-after is 0 or not below the timeout', async () => {
+      const config = testConfig();
+      for (const [yieldAfterMs, timeout] of [[0, 60], [30_000, 30], [60_000, 20]] as const) {
+        const { sut, sessions } = fresh({ ...config, tool: { ...config.tool, yieldAfterMs } });
+        sessions.onExecute(async () => execResult());
+        await sut.call({ command: 'true', timeout }, context());
+        expect(sessions.callsOf('execute')[0]?.args[1]).not.toHaveProperty('yield_after');
+      }
+    });
+
     it('uses the configured default and maximum, and names the effective timeout in the notice', async () => {
       const config = testConfig();
       const { sut, sessions } = fresh({ ...config, tool: { ...config.tool, defaultTimeoutSeconds: 10, maxTimeoutSeconds: 20 } });

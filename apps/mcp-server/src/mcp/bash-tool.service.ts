@@ -65,7 +65,10 @@ export class BashToolService {
     const peek = () => this.sessions.peek(sessionId, agentId);
     const stopProgress = startProgress(context.progressToken, tool.progressIntervalMs, context.sendNotification, peek);
     try {
-      const request: ExecRequest = { command, timeout: timeoutSeconds, request_id: agentId, ...(tty ? { tty: true } : {}) };
+      // C-MCP-11: the agent answers at the yield point if the command still runs then (never past the timeout; tty
+      // commands do not yield).
+      const yieldAfter = !tty && tool.yieldAfterMs > 0 && tool.yieldAfterMs < timeoutSeconds * 1000 ? { yield_after: tool.yieldAfterMs / 1000 } : {};
+      const request: ExecRequest = { command, timeout: timeoutSeconds, request_id: agentId, ...(tty ? { tty: true } : {}), ...yieldAfter };
       const result = await this.sessions.execute(sessionId, request, AbortSignal.any([context.signal, call.signal]));
       const rendered = renderResult({
         response: result.response,
@@ -78,7 +81,8 @@ export class BashToolService {
       const { response } = result;
       log(
         {
-          outcome: response.timed_out ? 'timed_out' : response.cancelled ? 'cancelled' : response.exit_code === 0 ? 'ok' : 'nonzero_exit',
+          outcome: response.running ? `yielded_${response.yield_mode ?? 'shell'}` : response.timed_out ? 'timed_out'
+            : response.cancelled ? 'cancelled' : response.exit_code === 0 ? 'ok' : 'nonzero_exit',
           exit_code: response.exit_code,
           exec_ms: response.duration_ms,
           timeout_s: timeoutSeconds,

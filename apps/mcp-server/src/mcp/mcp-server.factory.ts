@@ -56,7 +56,7 @@ export class McpServerFactory {
     private readonly metrics: MetricsService,
     private readonly eager: EagerAcquisition,
   ) {
-    this.tool = bashToolDefinition(config.tool.defaultTimeoutSeconds, config.tool.maxTimeoutSeconds);
+    this.tool = bashToolDefinition(config.tool.defaultTimeoutSeconds, config.tool.maxTimeoutSeconds, config.tool.yieldAfterMs / 1000);
   }
 
   create(context: McpRequestContext): Server {

@@ -78,6 +78,47 @@ describe(renderResult.name, () => {
       expect(fraction.text).toContain('[command timed out after 0.5 s]');
     });
 
+    describe('a command still running at the yield point (C-MCP-11)', () => {
+      const files = { stdout_file: '/workspace/.cli-mcp/out/17.stdout', stderr_file: '/workspace/.cli-mcp/out/17.stderr' };
+
+      it('as a job: a normal result naming the job, its pid, its files and how to follow it', () => {
+        const result = render({
+          stdout: 'step 1', exit_code: -1, duration_ms: 50_012, running: true, yield_mode: 'job', job: '%1', job_pid: 4242,
+          timeout_seconds: 300, ...files,
+        });
+        expect(result.isError).toBe(false);
+        expect(result.text).toBe([
+          'step 1',
+          '[still running after 50.0 s as background job %1 (pid 4242) of this shell — its further output goes to ' +
+            '/workspace/.cli-mcp/out/17.stdout and /workspace/.cli-mcp/out/17.stderr; its own timeout (300 s) still applies. ' +
+            'Later commands run at once. Follow it with: jobs · wait %1 · tail -n 50 /workspace/.cli-mcp/out/17.stdout · kill %1]',
+          '[running as job %1 · 50.0 s]',
+        ].join('\n'));
+        expect(result.structured).toMatchObject({ running: true, yield_mode: 'job', job: '%1', job_pid: 4242, exit_code: -1, ...files });
+      });
+
+      it('in the shell itself: says why and what it means for later calls', () => {
+        const result = render({ exit_code: -1, running: true, yield_mode: 'shell', yield_reason: 'it runs in the session shell itself', duration_ms: 2000 });
+        expect(result.isError).toBe(false);
+        expect(result.text).toContain('could not become a background job: it runs in the session shell itself');
+        expect(result.text.endsWith('[still running · 2.0 s]')).toBe(true);
+      });
+
+      it('queued: says the command never ran and what holds the shell', () => {
+        const result = render({ exit_code: -1, running: true, yield_mode: 'queued', yield_reason: 'an earlier command still holds the session shell; its latest output:\nstep 7' });
+        expect(result.text).toContain('[not run: an earlier command still holds the session shell; its latest output:\nstep 7]');
+        expect(result.text.endsWith('[not started]')).toBe(true);
+      });
+
+      it('keeps the Go JSON format valid, with the notice at the end of stderr', () => {
+        const result = render({ stdout: 'x', exit_code: -1, running: true, yield_mode: 'job', job: '%2', job_pid: 7, ...files }, { format: 'json' });
+        const parsed = JSON.parse(result.text) as Record<string, unknown>;
+        expect(Object.keys(parsed)).toEqual(['stdout', 'stderr', 'exit_code', 'duration_ms']);
+        expect(parsed).toMatchObject({ stdout: 'x', exit_code: -1 });
+        expect(parsed.stderr).toContain('background job %2 (pid 7)');
+      });
+    });
+
     it('adds cancel, binary and sandbox-recreated notices', () => {
       const result = render(
         { stdout: 'x\u0000y', stdout_binary: true, exit_code: 130, cancelled: true },

@@ -3,7 +3,11 @@ import type { SandboxLoss } from '@cli-mcp/session';
 import type { ResultFormat } from '../../config/server-config.js';
 import type { BashStructuredOutput } from '../bash-tool.definition.js';
 import { fullLength, keepHeadTail, type KeptStream } from './keep-head-tail.js';
+import { formatElapsed, formatSeconds } from './format.js';
+import { runningNotices, runningStatus } from './running-notice.js';
 import { streamView, type StreamView } from './stream-view.js';
+
+export { formatElapsed } from './format.js';
 
 export interface RenderInput {
   readonly response: ExecResponse;
@@ -45,10 +49,11 @@ export function renderResult(input: RenderInput): RenderedResult {
   const render = (stdout: KeptStream, stderr: KeptStream): RenderedResult => ({
     text:
       input.format === 'json'
-        ? JSON.stringify({ stdout: stdout.text, stderr: stderr.text, exit_code: response.exit_code, duration_ms: response.duration_ms })
+        ? JSON.stringify({ stdout: stdout.text, stderr: withRunningNotices(stderr.text, response, input), exit_code: response.exit_code, duration_ms: response.duration_ms })
         : textResult(input, stdout, stderr, [...truncationNotices(stdoutView, stdout, stderrView, stderr), ...notices]),
     structured: structuredOutput(input, stdoutView, stderrView, stdout, stderr),
-    isError: response.exit_code !== 0,
+    // A command that keeps running is a normal result (C-MCP-11), not a failure.
+    isError: response.running !== true && response.exit_code !== 0,
   });
 
   // Everything fits: no cut (the agent's own omissions still show, C-MCP-6).
@@ -90,23 +95,18 @@ function textResult(input: RenderInput, stdout: KeptStream, stderr: KeptStream, 
   return parts.join('\n');
 }
 
-/** `[exit 0 · 12 ms]`: the one status line (C-MCP-5). */
+/** `[exit 0 · 12 ms]`: the one status line (C-MCP-5); a command still running has no exit status yet (C-MCP-11). */
 export function statusLine(response: ExecResponse): string {
-  return `[exit ${response.exit_code} · ${formatElapsed(response.duration_ms)}]`;
+  const elapsed = formatElapsed(response.duration_ms);
+  if (response.running !== true) return `[exit ${response.exit_code} · ${elapsed}]`;
+  return runningStatus(response, elapsed);
 }
 
-/** Whole seconds as they are, fractions (an agent accepts `1.5`) with at most three decimals. */
-function formatSeconds(seconds: number): string {
-  return Number.isInteger(seconds) ? String(seconds) : String(Math.round(seconds * 1000) / 1000);
-}
-
-/** `12 ms`, `4.2 s`, `2 min 5 s`. */
-export function formatElapsed(ms: number): string {
-  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = Math.round((ms - minutes * 60_000) / 1000);
-  return seconds === 0 ? `${minutes} min` : `${minutes} min ${seconds} s`;
+/** The Go JSON format has no notice lines: a running command's notice ends its stderr text instead. */
+function withRunningNotices(stderr: string, response: ExecResponse, input: RenderInput): string {
+  const notices = runningNotices(response, input.timeoutSeconds);
+  if (notices.length === 0) return stderr;
+  return [stderr, ...notices].filter((part) => part !== '').join('\n');
 }
 
 function truncationNotices(outView: StreamView, out: KeptStream, errView: StreamView, err: KeptStream): string[] {
@@ -139,6 +139,7 @@ function noticesFor(input: RenderInput, stdout: StreamView, stderr: StreamView):
   // The agent already starts stderr with the reset notice (C-AG-8); repeat it only when that is not visible.
   if (response.state_reset && !response.stderr.startsWith(STATE_RESET_NOTICE)) lines.push(STATE_RESET_NOTICE);
   if (input.sandboxRecreated) lines.push(lossNotice(input.sandboxLoss ?? { shellState: true, files: true }));
+  lines.push(...runningNotices(response, input.timeoutSeconds));
   return lines;
 }
 
@@ -177,6 +178,12 @@ function structuredOutput(
   if (err.truncated) Object.assign(structured, { stderr_omitted_bytes: err.omittedBytes, stderr_omitted_lines: err.omittedLines });
   if (outView.file) structured.stdout_file = outView.file;
   if (errView.file) structured.stderr_file = errView.file;
+  if (response.running === true) {
+    Object.assign(structured, { running: true, yield_mode: response.yield_mode });
+    if (response.job !== undefined) structured.job = response.job;
+    if (response.job_pid !== undefined) structured.job_pid = response.job_pid;
+    if (response.yield_reason !== undefined) structured.yield_reason = response.yield_reason;
+  }
   if (outView.binary) structured.stdout_binary = true;
   if (errView.binary) structured.stderr_binary = true;
   return structured;
