@@ -26,7 +26,9 @@ describe('sandbox-agent: yield at the yield point (C-MCP-11)', () => {
     // Later commands run at once, in the session's cwd, and see the job.
     const pwd = await agent.exec('pwd; jobs');
     expect(pwd.stdout.split('\n')[0]).toBe('/tmp');
-    expect(pwd.stdout).toContain('Running');
+    // `jobs` shows the user's own command, nothing of the protocol.
+    expect(pwd.stdout).toMatch(/\[\d+\]\+\s+Running\s+\( echo first; sleep 2\.5; echo done; sh -c "exit 3" \) &/);
+    expect(pwd.stdout).not.toContain('climcp');
     const waited = await agent.exec(`wait ${r.job}; echo "status=$?"`, { timeout: 30 });
     expect(waited).toMatchObject({ stdout: 'status=3', exit_code: 0 });
     await waitFor(() => file(r.stdout_file).includes('done'), 5_000, 'job output in its file');

@@ -174,6 +174,7 @@ const MODE_OF: Record<CommandShape['kind'], RunMode> = { shell: 'S', job: 'D', s
 
 const COMMAND_REDIRECTIONS = '</dev/null >&"$__climcp_o" 2>&"$__climcp_e" {__climcp_o}>&- {__climcp_e}>&-';
 const EVAL = 'builtin eval "$__climcp_x$__climcp_c"';
+const SUBSHELL_EVAL = `builtin eval "$__climcp_x( $__climcp_c"$'\\n'")"`;
 
 /** One chunk per command; `nonce` is fresh random hex. The command must not contain NUL (checked by the caller). */
 export function buildCommandChunk(command: string, nonce: string, options: ChunkOptions = {}): string {
@@ -181,7 +182,9 @@ export function buildCommandChunk(command: string, nonce: string, options: Chunk
   const mode = options.internal ? 'I' : MODE_OF[shape.kind];
   const words = shape.kind === 'shell' || options.internal ? '' : shape.words.map((word) => ` ${singleQuote(word)}`).join('');
   // Only a command that may run as a subshell pays for the longer line (bash reads it one byte at a time).
-  const body = mode === 'J' ? `if [[ -n $__climcp_j ]]; then ( ${EVAL} ); else ${EVAL}; fi` : EVAL;
+  // The subshell is part of the eval'd text, so `jobs` shows the user's command, not the protocol's line (the shape
+  // reader accepted the text as complete: no open quote, heredoc or trailing backslash can swallow the `)`).
+  const body = mode === 'J' ? `if [[ -n $__climcp_j ]]; then ${SUBSHELL_EVAL}; else ${EVAL}; fi` : EVAL;
   return (
     `__climcp_c=${singleQuote(command)}; __climcp_b ${nonce}S ${mode}${words}; ` +
     `for __climcp_l in 1; do { ${body}; } ${COMMAND_REDIRECTIONS}; done; ` +
