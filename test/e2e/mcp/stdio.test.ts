@@ -2,10 +2,9 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bash, eventually, structuredOf, textOf, expectSeparateWorkspaces } from './support/mcp-client.js';
+import { bash, connectStdioClient, eventually, structuredOf, textOf, expectSeparateWorkspaces } from './support/mcp-client.js';
 import { assertBuilt, cleanEnv, descendantsOf, REPO_ROOT, removeDir, SERVER_BIN, tempDir, isAlive } from './support/server-process.js';
 
 describe('stdio transport of the built server', () => {
@@ -18,17 +17,7 @@ describe('stdio transport of the built server', () => {
 
   it('serves the SDK StdioClientTransport: one process, one persistent session (C-MCP-7)', async () => {
     const errors: Error[] = [];
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [SERVER_BIN, '--transport', 'stdio', '--session-id', 'stdio-e2e', '--state-dir', join(dir, 'sdk')],
-      env: cleanEnv(),
-      cwd: REPO_ROOT,
-      stderr: 'pipe',
-    });
-    (transport.stderr as NodeJS.ReadableStream | null)?.resume();
-    const client = new Client({ name: 'stdio-e2e', version: '1' });
-    client.onerror = (error) => errors.push(error);
-    await client.connect(transport);
+    const client = await connectStdioClient(['--session-id', 'stdio-e2e', '--state-dir', join(dir, 'sdk')], 'stdio-e2e', (error) => errors.push(error));
     expect(client.getServerVersion()?.name).toBe('cli-mcp-server');
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['bash']);
     expect(structuredOf(await bash(client, 'cd /tmp && export S=1 && pwd')).stdout).toBe('/tmp');
@@ -39,19 +28,7 @@ describe('stdio transport of the built server', () => {
   });
 
   it('runs several stdio servers on one state dir at once (one per client window)', async () => {
-    const open = async (): Promise<Client> => {
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [SERVER_BIN, '--transport', 'stdio', '--state-dir', join(dir, 'shared')],
-        env: cleanEnv(),
-        cwd: REPO_ROOT,
-        stderr: 'pipe',
-      });
-      (transport.stderr as NodeJS.ReadableStream | null)?.resume();
-      const client = new Client({ name: 'window', version: '1' });
-      await client.connect(transport);
-      return client;
-    };
+    const open = (): Promise<Client> => connectStdioClient(['--state-dir', join(dir, 'shared')], 'window');
     const [one, two] = await Promise.all([open(), open()]);
     await expectSeparateWorkspaces(one, two);
   });

@@ -1,10 +1,9 @@
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bash, connectHttpClient, eventually, structuredOf, textOf } from './support/mcp-client.js';
-import { assertBuilt, cleanEnv, processesMatching, REPO_ROOT, removeDir, SERVER_BIN, tempDir, useHttpServer } from './support/server-process.js';
+import { bash, connectHttpClient, connectStdioClient, eventually, structuredOf, textOf } from './support/mcp-client.js';
+import { assertBuilt, processesMatching, removeDir, tempDir, useHttpServer } from './support/server-process.js';
 
 /**
  * C-MCP-11 through the built server and real SDK clients, on both transports, with a short yield point: a command
@@ -136,17 +135,5 @@ describe('yield with a job handle (C-MCP-11): stdio', () => {
   });
   afterAll(() => removeDir(dir));
 
-  yieldSuite(async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [SERVER_BIN, '--transport', 'stdio', '--session-id', 'yield-stdio', '--state-dir', join(dir, 'state'), ...YIELD_ARGS],
-      env: cleanEnv(),
-      cwd: REPO_ROOT,
-      stderr: 'pipe',
-    });
-    (transport.stderr as NodeJS.ReadableStream | null)?.resume();
-    const client = new Client({ name: 'yield-stdio', version: '1' });
-    await client.connect(transport);
-    return client;
-  });
+  yieldSuite(() => connectStdioClient(['--session-id', 'yield-stdio', '--state-dir', join(dir, 'state'), ...YIELD_ARGS], 'yield-stdio'));
 });

@@ -1,7 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
+import { cleanEnv, REPO_ROOT, SERVER_BIN } from './server-process.js';
 
 /** An SDK client over streamable HTTP, with `X-Session-ID` (and more headers) on every request. */
 export async function connectHttpClient(mcpUrl: string, sessionId?: string, headers: Record<string, string> = {}): Promise<Client> {
@@ -9,6 +11,22 @@ export async function connectHttpClient(mcpUrl: string, sessionId?: string, head
     requestInit: { headers: { ...(sessionId === undefined ? {} : { 'X-Session-ID': sessionId }), ...headers } },
   });
   const client = new Client({ name: 'cli-mcp-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+/** An SDK client over stdio to a freshly started built server with these arguments (its stderr is drained). */
+export async function connectStdioClient(args: readonly string[], name = 'cli-mcp-e2e', onError?: (error: Error) => void): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SERVER_BIN, '--transport', 'stdio', ...args],
+    env: cleanEnv(),
+    cwd: REPO_ROOT,
+    stderr: 'pipe',
+  });
+  (transport.stderr as NodeJS.ReadableStream | null)?.resume();
+  const client = new Client({ name, version: '1' });
+  if (onError) client.onerror = onError;
   await client.connect(transport);
   return client;
 }
