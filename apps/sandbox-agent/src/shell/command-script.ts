@@ -113,11 +113,11 @@ export const SHELL_SETUP = [
   // command runs in (C-MCP-11, command-shape.ts): D (detachable job), J (run as a subshell: `__climcp_j`), W (a
   // lone wait) or S (in the shell). D/J/W fall back to S when a WORD is an alias or a function (it would not mean
   // what the agent read), under `set -e` (stopping a job would end the shell) and without job control (`set +m`).
-  '__climcp_b() { builtin trap "$__climcp_T" USR1; __climcp_g=$1; __climcp_m=$2; __climcp_j=; ' +
+  '__climcp_b() { builtin trap "$__climcp_T" USR1; __climcp_g=$1; __climcp_m=$2; ' +
     '[[ -n ${__climcp_a-} && $2 != I ]] && builtin shopt -s expand_aliases; ' +
-    'if [[ $2 == [DJW] ]]; then case $- in *e*) __climcp_m=S;; *m*) ;; *) __climcp_m=S;; esac; builtin shift 2; ' +
+    'case $2 in [DJW]) __climcp_j=; case $- in *e*) __climcp_m=S;; *m*) ;; *) __climcp_m=S;; esac; builtin shift 2; ' +
     'for __climcp_i; do if [[ -n ${BASH_ALIASES[$__climcp_i]+x} ]] || builtin declare -F -- "$__climcp_i"; then __climcp_m=S; builtin break; fi; done; ' +
-    '[[ $__climcp_m == J ]] && __climcp_j=1; fi; [[ $__climcp_m == I ]] && __climcp_m=S; ' +
+    '[[ $__climcp_m == J ]] && __climcp_j=1;; I) __climcp_m=S;; esac; ' +
     'builtin printf \'%s%s%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_o"; ' +
     'builtin printf \'%s%s%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_e"; } >/dev/null 2>&1',
   // `__climcp_y OUT ERR MARKER` (C-MCP-11): the stopped job keeps the shell's current output streams; the shell moves
