@@ -48,6 +48,9 @@ describe.skipIf(skip !== undefined)('the built server with the default isolated 
     expect(agent).toBeDefined();
     process.kill(agent!, 'SIGKILL');
     await eventually(() => !agentPids().includes(agent!), 'the agent to be gone');
+    // A command sent in the instant between the crash and the server seeing it meets the dead agent's socket and
+    // gets a transport error (C-K8S-7: never a blind retry); what this test is about starts once the server saw it.
+    await eventually(() => server().logs().some((entry) => String(entry.msg).startsWith('sandbox agent exited')), 'the server to see the crash');
     const after = await bash(client, 'cat crash-proof.txt; echo "gone=${GONE:-}"');
     expect(after.structuredContent, textOf(after)).toMatchObject({ stdout: 'kept\ngone=', sandbox_recreated: true, sandbox_files_kept: true });
     expect(textOf(after)).toContain('shell state from earlier commands (working directory, variables, functions, aliases, background jobs) is gone; files in /workspace were kept');
