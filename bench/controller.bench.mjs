@@ -16,6 +16,7 @@ import { ClientNodeControllerApi } from '../dist/apps/sandbox-controller/src/kub
 import { ListWatchPodInformer } from '../dist/apps/sandbox-controller/src/kube/list-watch-pod-informer.js';
 import { ControllerMetrics } from '../dist/apps/sandbox-controller/src/metrics/controller-metrics.js';
 import { NAMESPACE, podConfig, replica } from './kubernetes.bench.mjs';
+import { untilCluster } from './lib/cluster.mjs';
 import { median, ms, percentile, printTable } from './lib/stats.mjs';
 
 const API_LATENCY_MS = 5;
@@ -55,21 +56,6 @@ function controller(cluster, cfg, poolSize) {
   return { runtime, registry };
 }
 
-/** Resolves once `check()` holds, re-checked on every store change. */
-function until(cluster, check, timeoutMs = 60_000) {
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      if (!check()) return;
-      off();
-      clearTimeout(timer);
-      resolve();
-    };
-    const off = cluster.store.subscribe(done);
-    const timer = setTimeout(() => (off(), reject(new Error('bench wait timed out'))), timeoutMs);
-    done();
-  });
-}
-
 const pool = (cluster) => cluster.store.list('pods', NAMESPACE).filter((p) => !p.metadata.labels?.[SESSION_LABEL] && !p.metadata.deletionTimestamp);
 
 async function firstCommand(server, sessionId) {
@@ -94,7 +80,7 @@ async function withAndWithoutPool(cluster, cfg) {
   }
 
   const ctl = controller(cluster, cfg, POOL_SIZE);
-  await until(cluster, () => pool(cluster).filter(isReady).length === POOL_SIZE);
+  await untilCluster(cluster, () => pool(cluster).filter(isReady).length === POOL_SIZE);
   // Claim → refill Ready: when a pool pod gains a session label, the clock runs until a NEW pool pod is Ready.
   const refills = [];
   const known = new Set(pool(cluster).map((p) => p.metadata.name));
@@ -120,7 +106,7 @@ async function withAndWithoutPool(cluster, cfg) {
     await sleep(1000);
   }
   await Promise.all(runs);
-  await until(cluster, () => pool(cluster).filter(isReady).length === POOL_SIZE);
+  await untilCluster(cluster, () => pool(cluster).filter(isReady).length === POOL_SIZE);
   off();
   const after = await acquisitionPaths(server);
   const hits = after.claim - before.claim;
@@ -148,7 +134,7 @@ async function steadyStateRequests(cluster, cfg) {
   cluster.kubelet.holdPending((pod) => String(pod.metadata.name).includes('-steady-'));
   for (let i = 0; i < STEADY_SESSIONS; i++) cluster.api.create(PODS, NAMESPACE, buildSessionPod(cfg, cfg.instanceName, `steady-${i}`, new Date()));
   const ctl = controller(cluster, cfg, POOL_SIZE);
-  await until(cluster, () => pool(cluster).filter(isReady).length === POOL_SIZE);
+  await untilCluster(cluster, () => pool(cluster).filter(isReady).length === POOL_SIZE);
   await sleep(2000);
   const from = cluster.requests.count();
   const sent = Date.now();

@@ -104,6 +104,18 @@ export function callBashModern(mcpUrl, sessionId, command) {
   });
 }
 
+/** `GET` of a server route (e.g. `/metrics`) as text. */
+export function getText(url) {
+  return new Promise((resolve, reject) => {
+    request(url, { agent }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`GET ${url}: ${res.statusCode}`))));
+    }).on('error', reject).end();
+  });
+}
+
 export function closeConnections() {
   agent.destroy();
 }

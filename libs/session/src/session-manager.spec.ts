@@ -361,6 +361,53 @@ describe(SessionManager.name, () => {
       expect(backend.callsOf('acquire')).toHaveLength(1);
     });
 
+    it('counts and times the shared acquisition once: the requests that joined it are "shared", not misses', async () => {
+      const gate = deferred<SandboxHandle>();
+      backend.on('acquire', () => gate.promise);
+      agent.on('exec', async () => execResponse());
+      const initialize = manager.prepare('s1', never());
+      clock.advance(2_000); // the model thinks; then tools/list and the first command come while the pod starts
+      const toolsList = manager.prepare('s1', never());
+      const call = manager.execute('s1', request, never());
+      clock.advance(500);
+      gate.resolve(handle('s1', { path: 'claim' }));
+      await Promise.all([initialize, toolsList, call]);
+      const text = await registry.metrics();
+      expect(text).toContain(`${SESSION_METRIC_NAMES.acquisitions}{trigger="eager",result="ok"} 1`);
+      expect(text).toContain(`${SESSION_METRIC_NAMES.lookups}{tier="cache",result="miss"} 3`);
+      expect(text).toContain(`${SESSION_METRIC_NAMES.lookups}{tier="backend",result="miss"} 1`);
+      expect(text).toContain(`${SESSION_METRIC_NAMES.lookups}{tier="backend",result="shared"} 2`);
+      // One observation, the acquisition's own 2.5 s — not also the 0.5 s the joiners waited.
+      expect(text).toContain(`${SESSION_METRIC_NAMES.acquireSeconds}_count{path="claim"} 1`);
+      expect(text).toContain(`${SESSION_METRIC_NAMES.acquireSeconds}_sum{path="claim"} 2.5`);
+    });
+
+    it('a joiner that gives up leaves the acquisition to the others; abandoned by all, it is no backend error', async () => {
+      const gate = deferred<SandboxHandle>();
+      let shared: AbortSignal | undefined;
+      backend.on('acquire', (_id, signal) => {
+        shared = signal;
+        return new Promise((resolve, reject) => {
+          void gate.promise.then(resolve);
+          signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+        });
+      });
+      const eager = new AbortController();
+      const caller = new AbortController();
+      const prepared = manager.prepare('s1', eager.signal);
+      const call = manager.execute('s1', request, caller.signal);
+      caller.abort();
+      await expect(call).rejects.toMatchObject({ code: SessionErrorCode.Cancelled });
+      expect(shared?.aborted).toBe(false);
+      eager.abort();
+      await expect(prepared).rejects.toMatchObject({ code: SessionErrorCode.Cancelled });
+      expect(shared?.aborted).toBe(true);
+      const text = await registry.metrics();
+      expect(text).toContain(`${SESSION_METRIC_NAMES.lookups}{tier="backend",result="shared"} 1`);
+      expect(text).toContain(`${SESSION_METRIC_NAMES.acquisitions}{trigger="eager",result="error"} 1`);
+      expect(text).not.toContain(`${SESSION_METRIC_NAMES.lookups}{tier="backend",result="error"}`);
+    });
+
     it('costs nothing for a cached session, and a failed one leaves the next command to acquire again', async () => {
       let attempts = 0;
       backend.on('acquire', async () => {

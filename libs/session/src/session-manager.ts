@@ -211,24 +211,35 @@ export class SessionManager {
       return { handle: cached, path: 'cache', recreated: false };
     }
     this.metrics.lookup('cache', 'miss');
+    // Joining an acquisition in flight (eager `prepare`, a concurrent command) is not another backend lookup: the
+    // flight counts and times itself once (C-K8S-4, C-MCP-13), so one claim never reads as two.
+    if (this.flights.has(sessionId)) this.metrics.lookup('backend', 'shared');
     try {
-      const handle = await this.flights.run(sessionId, signal, async (shared) => {
-        const acquired = await this.backend.acquire(sessionId, shared).catch((error: unknown) => {
-          this.metrics.acquisition(trigger, 'error');
-          throw error;
-        });
-        this.metrics.acquisition(trigger, 'ok');
-        // The cached copy is not "recreated": only the calls that waited for this acquisition lost state.
-        if (!this.stopping) this.cache.set(sessionId, { ...acquired, recreated: false });
-        return acquired;
-      });
-      this.metrics.lookup('backend', handle.path === 'discover' ? 'hit' : 'miss');
-      this.metrics.acquired(handle.path, this.secondsSince(started));
+      const handle = await this.flights.run(sessionId, signal, (shared) => this.acquire(sessionId, shared, trigger));
       return { handle, path: handle.path, recreated: handle.recreated === true, loss: lossOf(handle) };
     } catch (error) {
-      if (!signal.aborted) this.metrics.lookup('backend', 'error');
       throw toSessionError(error, signal);
     }
+  }
+
+  /** The one backend acquisition of a single flight, for whoever started it; cached before the flight ends. */
+  private async acquire(sessionId: string, shared: AbortSignal, trigger: AcquireTrigger): Promise<SandboxHandle> {
+    const started = this.clock.now();
+    let acquired: SandboxHandle;
+    try {
+      acquired = await this.backend.acquire(sessionId, shared);
+    } catch (error) {
+      this.metrics.acquisition(trigger, 'error');
+      // Aborted = every waiter gave up: not a backend failure.
+      if (!shared.aborted) this.metrics.lookup('backend', 'error');
+      throw error;
+    }
+    this.metrics.acquisition(trigger, 'ok');
+    this.metrics.lookup('backend', acquired.path === 'discover' ? 'hit' : 'miss');
+    this.metrics.acquired(acquired.path, this.secondsSince(started));
+    // The cached copy is not "recreated": only the calls that waited for this acquisition lost state.
+    if (!this.stopping) this.cache.set(sessionId, { ...acquired, recreated: false });
+    return acquired;
   }
 
   private assertRunning(): void {

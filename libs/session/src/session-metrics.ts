@@ -12,9 +12,14 @@ export const SESSION_METRIC_NAMES = {
   acquisitions: 'cli_mcp_sandbox_acquisitions_total',
 } as const;
 
-/** `tier=cache`: hit|miss of the replica cache; `tier=backend`: hit = existing sandbox found, miss = claimed or created. */
+/**
+ * `tier=cache`: hit|miss of the replica cache, per lookup. `tier=backend`, once per acquisition (single flight):
+ * hit = existing sandbox found, miss = claimed or created, error; and `shared` per lookup that joined an
+ * acquisition already in flight instead of starting one (C-K8S-4, C-MCP-13). Cache misses = backend hit + miss +
+ * error + shared (+ acquisitions every waiter abandoned).
+ */
 export type LookupTier = 'cache' | 'backend';
-export type LookupResult = 'hit' | 'miss' | 'error';
+export type LookupResult = 'hit' | 'miss' | 'error' | 'shared';
 export type ExecOutcome = 'ok' | 'nonzero' | 'timeout' | 'cancelled' | 'error';
 /** What started a backend acquisition: a command (`call`) or a request before any command (`eager`, C-MCP-13). */
 export type AcquireTrigger = 'eager' | 'call';
@@ -43,7 +48,7 @@ export class SessionMetrics {
       labelNames: ['tier', 'result'], registers,
     });
     this.acquireSeconds = new Histogram({
-      name: SESSION_METRIC_NAMES.acquireSeconds, help: 'Time to find or make the sandbox of a session, by path',
+      name: SESSION_METRIC_NAMES.acquireSeconds, help: 'Time to find or make the sandbox of a session, by path: one per cache hit, one per backend acquisition',
       labelNames: ['path'], buckets: SECONDS_BUCKETS, registers,
     });
     this.readySeconds = new Histogram({
@@ -80,6 +85,7 @@ export class SessionMetrics {
     this.lookups.inc({ tier, result });
   }
 
+  /** A cache hit, or one backend acquisition (its own duration; the requests that shared it add nothing). */
   acquired(path: AcquirePath, seconds: number): void {
     this.acquireSeconds.observe({ path }, seconds);
   }

@@ -13,10 +13,13 @@ describe(SingleFlight.name, () => {
     };
     const signal = new AbortController().signal;
     const calls = Array.from({ length: 10 }, () => flight.run('k', signal, work));
+    expect(flight.has('k')).toBe(true);
+    expect(flight.has('other')).toBe(false);
     gate.resolve(7);
     expect(await Promise.all(calls)).toEqual(Array(10).fill(7));
     expect(runs).toBe(1);
     expect(flight.inFlight).toBe(0);
+    expect(flight.has('k')).toBe(false);
   });
 
   it('runs different keys independently and starts a new flight after one ends', async () => {

@@ -24,6 +24,11 @@ export class SingleFlight<V> {
     return this.flights.size;
   }
 
+  /** True while work for `key` runs: a `run` for it now joins that work instead of starting its own. */
+  has(key: string): boolean {
+    return this.flights.has(key);
+  }
+
   run(key: string, signal: AbortSignal, work: (sharedSignal: AbortSignal) => Promise<V>): Promise<V> {
     if (signal.aborted) return Promise.reject(new FlightAbortedError());
     let flight = this.flights.get(key);

@@ -88,9 +88,13 @@ describe.skipIf(controllerSkipReason)('sandbox-controller beside cli-mcp-server 
     clients.push(client);
     expect(structuredOf(await bash(client, 'echo pooled')).stdout).toBe('pooled');
     const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();
-    // Served by a claim (eager acquisition may claim at initialize already), never by an on-demand create.
-    expect(metrics).toMatch(/cli_mcp_session_acquire_seconds_count\{path="claim"\} [1-9]/);
+    // Served by ONE claim, started by the SDK client's initialize (eager, C-MCP-13) and shared by the command
+    // (C-K8S-4): one acquisition, counted once; never an on-demand create.
+    expect(metrics).toMatch(/cli_mcp_session_acquire_seconds_count\{path="claim"\} 1\n/);
     expect(metrics).not.toMatch(/cli_mcp_session_acquire_seconds_count\{path="create"\}/);
+    expect(metrics).toMatch(/cli_mcp_sandbox_acquisitions_total\{trigger="eager",result="ok"\} 1\n/);
+    expect(metrics).not.toContain('trigger="call"');
+    expect(server.logs().filter((line) => line.msg === 'claimed unassigned sandbox pod' && line.session_id === 'e2e-pooled')).toHaveLength(1);
     expect(sessionPods('e2e-pooled')).toHaveLength(1);
     expect(sessionPods('e2e-pooled')[0]!.metadata.name).toMatch(/^cli-mcp-oc-pool-[0-9a-f]{10}$/);
     await untilCluster(() => readyPool().length === 2, 'the pool refilled');

@@ -10,14 +10,7 @@ import { SESSION_ID_LABEL, UNCLAIMABLE_ANNOTATION, authSecretName, buildSessionP
 import { isCrashLooping } from '@cli-mcp/session';
 import { PODS, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTANCE, NAMESPACE, isReadyPod, labelOf, noAbort, skipReason, startKubeStack, type KubeStack } from './support/kube-stack.js';
-
-/** A promise with its resolver, for "arrived here" / "go on" hand-offs between the test and a paused request. */
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => (resolve = r));
-  return { promise, resolve };
-}
+import { INSTANCE, NAMESPACE, deferred, isReadyPod, labelOf, noAbort, skipReason, startKubeStack, type KubeStack } from './support/kube-stack.js';
 
 describe.skipIf(skipReason)('claim and create races (issue 7), claim tightening (C-CTL-5)', () => {
   let stack: KubeStack;

@@ -75,6 +75,27 @@ describe.skipIf(!agentBuilt).each(ISOLATIONS)('LocalBackend with the real agent 
     expect((await manager.execute('s-cancel', { command: 'echo alive' }, new AbortController().signal)).response.stdout).toBe('alive');
   });
 
+  it('eager prepare (initialize, tools/list) and the first command start ONE agent, counted once (C-MCP-13)', async () => {
+    const { manager, registry, backend } = await make();
+    const never = new AbortController().signal;
+    // Issued together, so all three wait on the one start (an agent takes ~200 ms to come up).
+    const [initialize, toolsList, call] = await Promise.all([
+      manager.prepare('s-eager', never),
+      manager.prepare('s-eager', never),
+      manager.execute('s-eager', { command: 'echo first' }, never),
+    ]);
+    expect([initialize, toolsList, call.acquirePath]).toEqual(['create', 'create', 'create']);
+    expect(call.response.stdout).toBe('first');
+    expect(backend.activeSessions).toBe(1);
+    const metrics = await registry.metrics();
+    expect(metrics).toContain('cli_mcp_sandbox_ready_seconds_count 1'); // one agent spawned
+    expect(metrics).toContain('cli_mcp_sandbox_acquisitions_total{trigger="eager",result="ok"} 1');
+    expect(metrics).not.toContain('trigger="call"');
+    expect(metrics).toContain('cli_mcp_session_lookups_total{tier="backend",result="miss"} 1');
+    expect(metrics).toContain('cli_mcp_session_lookups_total{tier="backend",result="shared"} 2');
+    expect(metrics).toContain('cli_mcp_session_acquire_seconds_count{path="create"} 1');
+  });
+
   it('refuses a session beyond maxSessions', async () => {
     const { run } = await make({ maxSessions: 1 });
     await run('s-one', 'true');

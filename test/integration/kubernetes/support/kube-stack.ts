@@ -151,6 +151,13 @@ export async function startKubeStack(
   };
 }
 
+/** A promise with its resolver, for "arrived here" / "go on" hand-offs between the test and a paused request. */
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
 /** Signal helper: never aborts unless the test says so. */
 export function noAbort(): AbortSignal {
   return new AbortController().signal;
