@@ -11,7 +11,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
 import { KUBECTL, kustomizeTargets, render } from '../deploy/support/rendered.js';
 import { agentBuiltProblem } from './support/build-state.js';
-import { useServerStage } from './support/dev-cluster.js';
+import { useClusterStage } from './support/dev-cluster.js';
 import { containerRun, mountPaths } from './support/pod-container.js';
 import { containerRunProblem, startContainer } from './support/pod-runner.js';
 import { describeWhenReady, firstProblem } from './support/prerequisites.js';
@@ -26,7 +26,7 @@ const deployments = targets.map((target) => {
 });
 
 describeWhenReady('the rendered server Deployments run the built server', firstProblem(() => (KUBECTL ? undefined : 'kubectl is not installed'), agentBuiltProblem, containerRunProblem), () => {
-  const stage = useServerStage(() => [...new Set(deployments.flatMap(({ deployment }) => mountPaths(deployment.spec!.template.spec!.containers[0]!))), '/var/run/cli-mcp-test']);
+  const stage = useClusterStage(() => ({ server: [...new Set(deployments.flatMap(({ deployment }) => mountPaths(deployment.spec!.template.spec!.containers[0]!))), '/var/run/cli-mcp-test'] }));
 
   it.each(deployments.map((d) => [d.target, d] as const))('%s: starts with its exact args, passes its probes, exposes what its alerts use', async (_target, { deployment, alertExprs }) => {
     const spec = structuredClone(deployment.spec!.template.spec!);
@@ -46,7 +46,7 @@ describeWhenReady('the rendered server Deployments run the built server', firstP
       scratch: mkdtempSync(join(stage.scratch, 'pod-')),
     };
     chmodSync(inputs.scratch, 0o755);
-    const server = startContainer(containerRun(stage.image.runtime, stage.image.root, spec, container, inputs, 1001, stage.netns));
+    const server = startContainer(containerRun(stage.image('server').runtime, stage.image('server').root, spec, container, inputs, 1001, stage.netns));
     try {
       await server.waitFor(/"msg":"listening"/);
       const portOf = (name: string | number): number => (typeof name === 'number' ? name : container.ports!.find((p) => p.name === name)!.containerPort);
