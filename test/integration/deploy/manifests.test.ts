@@ -1,13 +1,16 @@
 /**
  * C-SHIP-2/3 on the rendered manifests: `kubectl kustomize` renders the base and every overlay; each object
- * validates offline against the Kubernetes schemas; selectors match the labels the pods really carry (server pods
- * from the Deployment, sandbox pods from libs/podspec); every pod template passes the restricted Pod Security
- * Standard; RBAC is exactly C-K8S-10 (+ leases get) for the server and the controller's for it; the server Deployment is highly available and probed on /live and /health.
+ * validates offline against the Kubernetes schemas; selectors match the labels the pods really carry (server and
+ * controller pods from their Deployments, sandbox pods from libs/podspec with the rendered settings); every pod
+ * template passes the restricted Pod Security Standard; RBAC is exactly C-K8S-10 (+ leases get) for the server and
+ * the controller's for it; both Deployments are highly available and probed on /live and /health; the controller
+ * talks only to the API server and is reached only on its metrics port.
  */
 import type { V1Deployment, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { buildSessionPod, buildWarmPod, validateSandboxPodConfig } from '@cli-mcp/podspec';
+import { buildSessionPod, buildWarmPod } from '@cli-mcp/podspec';
 import { checkRestrictedPodSecurity } from '../../../libs/podspec/src/testing/restricted-pss.js';
+import { controllerConfigOf, deploymentOf } from './support/effective-settings.js';
 import { KUBECTL, kustomizeTargets, render, schemaProblem, selects, type LabelSelector, type Manifest } from './support/rendered.js';
 
 if (!KUBECTL) console.warn('skipping deploy manifest tests: kubectl is not installed (needed for kustomize)');
@@ -16,18 +19,22 @@ const skip = !KUBECTL && process.env['CI'] !== 'true';
 const targets = kustomizeTargets();
 const rendered = new Map(KUBECTL ? targets.map((target) => [target, render(target)]) : []);
 const of = (target: string, kind: string): Manifest[] => (rendered.get(target) ?? []).filter((m) => m.kind === kind);
-const serverDeployment = (target: string): V1Deployment => of(target, 'Deployment').find((d) => d.metadata.name.endsWith('-server')) as unknown as V1Deployment;
-const argValue = (deployment: V1Deployment, flag: string): string | undefined =>
-  deployment.spec!.template.spec!.containers[0]!.args?.find((arg) => arg.startsWith(`${flag}=`))?.slice(flag.length + 1);
+const serverDeployment = (target: string): V1Deployment => deploymentOf(rendered.get(target) ?? [], '-server');
+const controllerDeployment = (target: string): V1Deployment => deploymentOf(rendered.get(target) ?? [], '-controller');
+const named = (target: string, kind: string, suffix: string): Manifest => {
+  const found = of(target, kind).find((m) => m.metadata.name.endsWith(suffix));
+  if (!found) throw new Error(`${target}: no ${kind} *${suffix}`);
+  return found;
+};
+type Service = Manifest & { spec: { selector: Record<string, string>; ports: Array<{ name: string; port: number; targetPort: string }> } };
 
-/** The labels of the sandbox pods this server creates and claims (session and warm variants), from libs/podspec. */
+/**
+ * The labels of the sandbox pods of this instance (a session pod and a pool pod), built by libs/podspec from the
+ * rendered settings (the controller's; sandbox-settings.test.ts proves the servers' are identical).
+ */
 function sandboxPods(target: string): Array<{ labels: Record<string, string>; port: number }> {
-  const deployment = serverDeployment(target);
-  const config = validateSandboxPodConfig({
-    namespace: 'ns', instanceName: argValue(deployment, '--instance-name'), image: 'sandbox', serviceAccountName: 'sa', kubeconfigSecret: 'kc',
-  });
-  if (!config.ok) throw new Error(config.errors.join('; '));
-  return [buildSessionPod(config.config, config.config.instanceName, 's-1', new Date()), buildWarmPod(config.config, 'warm-1', new Date())].map((pod) => ({
+  const { podConfig } = controllerConfigOf(rendered.get(target) ?? []);
+  return [buildSessionPod(podConfig, podConfig.instanceName, 's-1', new Date()), buildWarmPod(podConfig, 'warm-1', new Date())].map((pod) => ({
     labels: pod.metadata!.labels!,
     port: pod.spec!.containers[0]!.ports![0]!.containerPort,
   }));
@@ -57,53 +64,79 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
     }
   });
 
-  it('selectors match the labels pods really carry: Deployment, Service, PDB, spread, NetworkPolicies, ServiceMonitor', () => {
-    const server = serverDeployment(target);
-    const serverLabels = server.spec!.template.metadata!.labels!;
+  it('selectors match the labels pods really carry: Deployments, Services, PDBs, spread, NetworkPolicies, ServiceMonitors', () => {
+    const kinds = { server: serverDeployment(target), controller: controllerDeployment(target) };
+    const podLabels = { server: kinds.server.spec!.template.metadata!.labels!, controller: kinds.controller.spec!.template.metadata!.labels! };
     const sandboxes = sandboxPods(target);
-    expect(selects(server.spec!.selector as LabelSelector, serverLabels)).toBe(true);
-    for (const constraint of server.spec!.template.spec!.topologySpreadConstraints ?? []) expect(selects(constraint.labelSelector as LabelSelector, serverLabels)).toBe(true);
-    const service = of(target, 'Service')[0] as Manifest & { spec: { selector: Record<string, string>; ports: Array<{ name: string; targetPort: string }> } };
-    expect(selects({ matchLabels: service.spec.selector }, serverLabels)).toBe(true);
-    expect(sandboxes.some((pod) => selects({ matchLabels: service.spec.selector }, pod.labels))).toBe(false);
-    const containerPorts = server.spec!.template.spec!.containers[0]!.ports!.map((p) => p.name);
-    for (const port of service.spec.ports) expect(containerPorts).toContain(port.targetPort);
-    for (const pdb of of(target, 'PodDisruptionBudget') as Array<Manifest & { spec: { selector: LabelSelector } }>) expect(selects(pdb.spec.selector, serverLabels)).toBe(true);
+    const whoIs = (selector: LabelSelector | undefined): string[] => [
+      ...(['server', 'controller'] as const).filter((kind) => selects(selector, podLabels[kind])),
+      ...(sandboxes.every((pod) => selects(selector, pod.labels)) ? ['sandbox'] : []),
+    ];
+    for (const [kind, deployment] of Object.entries(kinds) as Array<[keyof typeof kinds, V1Deployment]>) {
+      expect(whoIs(deployment.spec!.selector as LabelSelector), `${kind} Deployment selector`).toEqual([kind]);
+      for (const constraint of deployment.spec!.template.spec!.topologySpreadConstraints ?? []) expect(whoIs(constraint.labelSelector as LabelSelector)).toEqual([kind]);
+      const service = named(target, 'Service', `-${kind}`) as Service;
+      expect(whoIs({ matchLabels: service.spec.selector }), `${kind} Service`).toEqual([kind]);
+      expect(sandboxes.some((pod) => selects({ matchLabels: service.spec.selector }, pod.labels))).toBe(false);
+      const containerPorts = deployment.spec!.template.spec!.containers[0]!.ports!.map((p) => p.name);
+      for (const port of service.spec.ports) expect(containerPorts).toContain(port.targetPort);
+    }
+    // One PDB per Deployment, each selecting exactly its pods.
+    expect((of(target, 'PodDisruptionBudget') as Array<Manifest & { spec: { selector: LabelSelector } }>).map((pdb) => whoIs(pdb.spec.selector)).sort()).toEqual([['controller'], ['server']]);
 
     const policies = of(target, 'NetworkPolicy') as Array<Manifest & { spec: { podSelector: LabelSelector; ingress?: Array<{ from?: Array<{ podSelector?: LabelSelector; namespaceSelector?: LabelSelector }>; ports?: Array<{ port: number }> }> } }>;
+    for (const policy of policies) expect(whoIs(policy.spec.podSelector), `${policy.metadata.name} selects exactly one kind of pod`).toHaveLength(1);
     const sandboxPolicy = policies.find((p) => p.metadata.name.endsWith('-sandbox'))!;
-    for (const pod of sandboxes) expect(selects(sandboxPolicy.spec.podSelector, pod.labels)).toBe(true);
-    expect(selects(sandboxPolicy.spec.podSelector, serverLabels)).toBe(false);
+    expect(whoIs(sandboxPolicy.spec.podSelector)).toEqual(['sandbox']);
     const [ingress] = sandboxPolicy.spec.ingress!;
     expect(sandboxPolicy.spec.ingress).toHaveLength(1);
-    expect(ingress!.from!.every((peer) => peer.namespaceSelector === undefined && selects(peer.podSelector, serverLabels))).toBe(true);
+    expect(ingress!.from!.every((peer) => peer.namespaceSelector === undefined && whoIs(peer.podSelector).join() === 'server')).toBe(true);
     expect(ingress!.ports!.map((p) => p.port)).toEqual([...new Set(sandboxes.map((pod) => pod.port))]);
-    for (const policy of policies.filter((p) => p !== sandboxPolicy)) {
-      const selectsServer = selects(policy.spec.podSelector, serverLabels);
-      const selectsSandboxes = sandboxes.every((pod) => selects(policy.spec.podSelector, pod.labels));
-      expect(selectsServer !== selectsSandboxes, `${policy.metadata.name} selects exactly one kind of pod`).toBe(true);
-    }
+    for (const kind of ['server', 'controller', 'sandbox']) expect(policies.some((p) => whoIs(p.spec.podSelector).join() === kind), `a policy for ${kind} pods`).toBe(true);
+
+    const services = of(target, 'Service') as Service[];
     for (const monitor of of(target, 'ServiceMonitor') as Array<Manifest & { spec: { selector: LabelSelector; endpoints: Array<{ port: string }> } }>) {
-      expect(selects(monitor.spec.selector, service.metadata.labels ?? {})).toBe(true);
-      for (const endpoint of monitor.spec.endpoints) expect(service.spec.ports.map((p) => p.name)).toContain(endpoint.port);
+      const scraped = services.filter((service) => selects(monitor.spec.selector, service.metadata.labels ?? {}));
+      expect(scraped.map((service) => service.metadata.name), monitor.metadata.name).toHaveLength(1);
+      for (const endpoint of monitor.spec.endpoints) expect(scraped[0]!.spec.ports.map((p) => p.name)).toContain(endpoint.port);
     }
+    const server = named(target, 'Service', '-server') as Service;
     for (const route of of(target, 'Route') as Array<Manifest & { spec: { to: { kind: string; name: string }; port: { targetPort: string } } }>) {
-      expect(route.spec.to).toMatchObject({ kind: 'Service', name: service.metadata.name });
-      expect(service.spec.ports.map((p) => p.name)).toContain(route.spec.port.targetPort);
+      expect(route.spec.to).toMatchObject({ kind: 'Service', name: server.metadata.name });
+      expect(server.spec.ports.map((p) => p.name)).toContain(route.spec.port.targetPort);
     }
+  });
+
+  it('lets the controller reach only the API server (443/6443) and be reached only on its metrics port, the one its ServiceMonitor scrapes', () => {
+    const policy = named(target, 'NetworkPolicy', '-controller') as Manifest & { spec: { policyTypes: string[]; ingress: Array<{ from?: unknown; ports: Array<{ port: number }> }>; egress: Array<{ to: Array<{ ipBlock?: { cidr: string } }>; ports: Array<{ port: number }> }> } };
+    expect(policy.spec.policyTypes.sort()).toEqual(['Egress', 'Ingress']);
+    expect(policy.spec.egress.flatMap((rule) => rule.ports.map((p) => p.port)).sort((a, b) => a - b)).toEqual([443, 6443]);
+    expect(policy.spec.egress.every((rule) => rule.to.every((peer) => peer.ipBlock !== undefined))).toBe(true);
+    const container = controllerDeployment(target).spec!.template.spec!.containers[0]!;
+    const metricsPort = container.ports!.find((p) => p.name === 'http')!.containerPort;
+    expect(policy.spec.ingress.flatMap((rule) => rule.ports.map((p) => p.port))).toEqual([metricsPort]);
+    const service = named(target, 'Service', '-controller') as Service;
+    expect(service.spec.ports.map((p) => p.targetPort)).toEqual(['http']);
   });
 
   it('references only objects it defines: service accounts, roles, the sandbox account the server names', () => {
     const accounts = of(target, 'ServiceAccount').map((sa) => sa.metadata.name);
-    for (const deployment of of(target, 'Deployment') as unknown as V1Deployment[]) expect(accounts).toContain(deployment.spec!.template.spec!.serviceAccountName);
-    expect(accounts).toContain(argValue(serverDeployment(target), '--sandbox-service-account'));
+    const configMaps = of(target, 'ConfigMap').map((cm) => cm.metadata.name);
+    for (const deployment of of(target, 'Deployment') as unknown as V1Deployment[]) {
+      expect(accounts).toContain(deployment.spec!.template.spec!.serviceAccountName);
+      for (const from of deployment.spec!.template.spec!.containers[0]!.envFrom ?? []) expect(configMaps).toContain(from.configMapRef?.name);
+    }
+    expect(serverDeployment(target).spec!.template.spec!.serviceAccountName).toMatch(/-server$/);
+    expect(controllerDeployment(target).spec!.template.spec!.serviceAccountName).toMatch(/-controller$/);
+    const { podConfig } = controllerConfigOf(rendered.get(target) ?? []);
+    expect(accounts).toContain(podConfig.serviceAccountName);
     const roles = of(target, 'Role').map((role) => role.metadata.name);
     for (const binding of of(target, 'RoleBinding') as Array<Manifest & { roleRef: { kind: string; name: string }; subjects: Array<{ kind: string; name: string }> }>) {
       expect(binding.roleRef.kind).toBe('Role');
       expect(roles).toContain(binding.roleRef.name);
       for (const subject of binding.subjects) expect(accounts).toContain(subject.name);
     }
-    const sandboxAccount = of(target, 'ServiceAccount').find((sa) => sa.metadata.name === argValue(serverDeployment(target), '--sandbox-service-account')) as Manifest & { automountServiceAccountToken?: boolean };
+    const sandboxAccount = of(target, 'ServiceAccount').find((sa) => sa.metadata.name === podConfig.serviceAccountName) as Manifest & { automountServiceAccountToken?: boolean };
     expect(sandboxAccount.automountServiceAccountToken).toBe(false);
     const bound = (of(target, 'RoleBinding') as Array<Manifest & { subjects: Array<{ name: string }> }>).flatMap((b) => b.subjects.map((s) => s.name));
     expect(bound).not.toContain(sandboxAccount.metadata.name);
@@ -139,13 +172,36 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
     const server = serverDeployment(target);
     const container = server.spec!.template.spec!.containers[0]!;
     expect(server.spec!.replicas).toBe(target.endsWith('/dev') ? 1 : 2);
-    expect(of(target, 'PodDisruptionBudget')).toHaveLength(1);
     expect(container.readinessProbe?.httpGet?.path).toBe('/health');
     expect(container.livenessProbe?.httpGet?.path).toBe('/live');
     expect(container.resources?.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
     expect(container.resources?.limits).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
     expect(container.args).toEqual(expect.arrayContaining(['--address=0.0.0.0:8080', '--backend=kubernetes', expect.stringMatching(/^--auth-token-file=/)]));
     expect(container.env?.find((e) => e.name === 'CLI_MCP_ALLOWED_HOSTS')?.value).toMatch(/cli-mcp-oc-server\.\$\(POD_NAMESPACE\)\.svc/);
+  });
+
+  it('runs the controller leader-elected (2 replicas except dev) under its pod name, probed on /live and /health, bounded', () => {
+    const controller = controllerDeployment(target);
+    const container = controller.spec!.template.spec!.containers[0]!;
+    expect(controller.spec!.replicas).toBe(target.endsWith('/dev') ? 1 : 2);
+    expect(container.args).toEqual(expect.arrayContaining(['--address=0.0.0.0:8081', '--identity=$(POD_NAME)']));
+    expect(container.env?.find((e) => e.name === 'POD_NAME')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
+    // /health fails only while the API cannot be used: a follower stays ready (docs/controller.md).
+    expect(container.readinessProbe?.httpGet?.path).toBe('/health');
+    expect(container.livenessProbe?.httpGet?.path).toBe('/live');
+    expect(container.resources?.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+    expect(container.resources?.limits).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+    expect(controller.spec!.template.spec!.enableServiceLinks).toBe(false);
+  });
+
+  it('fixes no UID or GID anywhere (OpenShift assigns them per namespace)', () => {
+    const fixed = (of(target, 'Deployment') as unknown as V1Deployment[]).flatMap((deployment) => {
+      const spec = deployment.spec!.template.spec!;
+      return [spec.securityContext, ...spec.containers.map((c) => c.securityContext)].flatMap((context) =>
+        (['runAsUser', 'runAsGroup', 'fsGroup'] as const).filter((field) => context !== undefined && field in context).map((field) => `${deployment.metadata!.name}: ${field}`),
+      );
+    });
+    expect(fixed).toEqual([]);
   });
 
   it('bounds sandbox pods with a ResourceQuota', () => {

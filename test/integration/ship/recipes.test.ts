@@ -1,28 +1,40 @@
 /**
  * C-SHIP-1, read from the recipes: pinned Node LTS bases, node-pty's toolchain wherever npm ci builds it, a
- * numeric non-root USER and OCI labels, the sandbox's tools for the target architecture with verified checksums.
+ * numeric non-root USER and OCI labels (version and licence from the package, the source only from the SOURCE_URL
+ * build arg), the sandbox's tools for the target architecture with verified checksums.
  * The recipes from before issue 10 (fixtures/) must fail each check that names one of their bugs.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseContainerfile } from './support/containerfile.js';
-import { readRecipe, REPO_ROOT } from './support/image-harness.js';
+import { IMAGE_NAMES, readRecipe, REPO_ROOT } from './support/image-harness.js';
 import { baseImageProblems, runtimeProblems, sandboxToolProblems, toolchainProblems } from './support/recipe-checks.js';
 
 const LTS = readFileSync(join(REPO_ROOT, '.ci/node-lts'), 'utf8').trim();
 const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string; license: string; engines: { node: string } };
+const SOURCE_URL = 'https://git.example.test/acme/cli-mcp-server';
+const expected = { ...manifest, sourceUrl: SOURCE_URL };
 const before = (image: string) => {
   const file = `test/integration/ship/fixtures/Containerfile.${image}.before-issue-10`;
   return parseContainerfile(readFileSync(join(REPO_ROOT, file), 'utf8'), file);
 };
 
 describe('docker/Containerfile.*', () => {
-  it.each(['server', 'sandbox'] as const)('%s: every base is node %s (the LTS CI tests on), npm ci has its toolchain, runtime USER and labels are right', (image) => {
-    const stages = readRecipe(image);
+  it.each(IMAGE_NAMES)('%s: every base is the node LTS CI tests on, npm ci has its toolchain, runtime USER and labels are right', (image) => {
+    const stages = readRecipe(image, { SOURCE_URL });
     expect(baseImageProblems(stages, LTS)).toEqual([]);
     expect(toolchainProblems(stages)).toEqual([]);
-    expect(runtimeProblems(stages[stages.length - 1]!, manifest)).toEqual([]);
+    expect(runtimeProblems(stages[stages.length - 1]!, expected)).toEqual([]);
+  });
+
+  it.each(IMAGE_NAMES)('%s: the source label is only what the builder passes as SOURCE_URL (empty without it)', (image) => {
+    const labels = (args: Record<string, string>) => readRecipe(image, args).at(-1)!.labels;
+    expect(labels({}).get('org.opencontainers.image.source')).toBe('');
+    expect(runtimeProblems(readRecipe(image).at(-1)!, expected)).toEqual(['label org.opencontainers.image.source is not the SOURCE_URL build arg']);
+    expect(labels({ SOURCE_URL: 'https://other.test/x' }).get('org.opencontainers.image.source')).toBe('https://other.test/x');
+    expect(labels({}).get('org.opencontainers.image.version')).toBe(manifest.version);
+    expect(labels({}).get('org.opencontainers.image.licenses')).toBe(manifest.license);
   });
 
   it('sandbox: bash, curl, jq, yq from Debian; kubectl for TARGETARCH with a verified checksum', () => {
@@ -33,6 +45,17 @@ describe('docker/Containerfile.*', () => {
   it('the tested LTS is an even (LTS) Node major that package.json engines admit', () => {
     expect(Number(LTS.split('.')[0]) % 2).toBe(0);
     expect(manifest.engines.node).toMatch(/>=\s*24|\^24/);
+  });
+});
+
+describe('project URLs', () => {
+  it('no recipe, manifest or package field points at github.com/codeready-toolchain/cli-mcp-server (the Go project\'s name)', () => {
+    const files = ['package.json', ...readdirSync(join(REPO_ROOT, 'docker')).map((name) => `docker/${name}`), ...readdirSync(join(REPO_ROOT, 'deploy'), { recursive: true, encoding: 'utf8' }).filter((p) => p.endsWith('.yaml') || p.endsWith('.env')).map((p) => `deploy/${p}`)];
+    expect(files.length).toBeGreaterThan(10);
+    expect(files.filter((file) => readFileSync(join(REPO_ROOT, file), 'utf8').includes('codeready-toolchain/cli-mcp-server'))).toEqual([]);
+    const manifestFields = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+    // A publisher sets these for its own repository (docs/operations.md "Publishing the package").
+    expect(Object.keys(manifestFields).filter((key) => ['repository', 'homepage', 'bugs'].includes(key))).toEqual([]);
   });
 });
 
@@ -55,6 +78,9 @@ describe('the recipes from before issue 10 fail the checks that name their bugs'
 
   it('neither labelled its image', () => {
     const stages = before('server');
-    expect(runtimeProblems(stages[stages.length - 1]!, manifest)).toEqual(expect.arrayContaining(['label org.opencontainers.image.source missing']));
+    expect(runtimeProblems(stages[stages.length - 1]!, expected)).toEqual(expect.arrayContaining([
+      'label org.opencontainers.image.source is not the SOURCE_URL build arg', `label org.opencontainers.image.version is not ${manifest.version}`,
+      'label org.opencontainers.image.licenses is not Apache-2.0',
+    ]));
   });
 });

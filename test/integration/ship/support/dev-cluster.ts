@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { assembleImage, REPO_ROOT, type AssembledImage } from './image-harness.js';
+import { assembleImage, REPO_ROOT, type AssembledImage, type ImageName } from './image-harness.js';
 import { TestNetns } from './netns.js';
 
 export interface DevCluster {
@@ -39,23 +39,32 @@ export async function startDevCluster(netns: TestNetns, dir: string): Promise<De
   };
 }
 
-/** What a server-image test file shares: the assembled image, a scratch folder, a netns with the dev cluster. */
-export interface ServerStage {
-  image: AssembledImage;
+/** What an image test file shares: the assembled images, a scratch folder, a netns with the dev cluster. */
+export interface ClusterStage {
+  /** The assembled image `name` (one of those the stage was asked for). */
+  image(name: ImageName): AssembledImage;
   scratch: string;
   netns: TestNetns;
   cluster: DevCluster;
 }
 
 /**
- * Registers beforeAll/afterAll that assemble the server image (with `mountPoints`), make a scratch folder the
- * pod's UIDs can read, a network namespace and the dev cluster inside it; the returned object is filled then.
+ * Registers beforeAll/afterAll that assemble each image of `mountPoints` (image → the container paths its pods
+ * mount), make a scratch folder the pod's UIDs can read, a network namespace and the dev cluster inside it; the
+ * returned object is filled then.
  */
-export function useServerStage(mountPoints: () => string[]): ServerStage {
-  const stage = {} as ServerStage;
+export function useClusterStage(mountPoints: () => Partial<Record<ImageName, string[]>>): ClusterStage {
+  const images = new Map<ImageName, AssembledImage>();
+  const stage = {
+    image: (name: ImageName) => {
+      const image = images.get(name);
+      if (!image) throw new Error(`the ${name} image was not assembled for this stage`);
+      return image;
+    },
+  } as ClusterStage;
   beforeAll(async () => {
-    stage.image = await assembleImage('server', mountPoints());
-    stage.scratch = mkdtempSync(join(tmpdir(), 'cli-mcp-ship-server-'));
+    for (const [name, paths] of Object.entries(mountPoints()) as Array<[ImageName, string[]]>) images.set(name, await assembleImage(name, paths));
+    stage.scratch = mkdtempSync(join(tmpdir(), 'cli-mcp-ship-cluster-'));
     chmodSync(stage.scratch, 0o755);
     stage.netns = await TestNetns.create();
     stage.cluster = await startDevCluster(stage.netns, stage.scratch);
@@ -63,7 +72,7 @@ export function useServerStage(mountPoints: () => string[]): ServerStage {
   afterAll(async () => {
     await stage.cluster?.stop();
     await stage.netns?.remove();
-    stage.image?.remove();
+    for (const image of images.values()) image.remove();
     if (stage.scratch) rmSync(stage.scratch, { recursive: true, force: true });
   });
   return stage;

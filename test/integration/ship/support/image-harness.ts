@@ -8,7 +8,8 @@ import { installStage } from './stage-install.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
-export type ImageName = 'server' | 'sandbox';
+export type ImageName = 'server' | 'sandbox' | 'controller';
+export const IMAGE_NAMES: readonly ImageName[] = ['server', 'sandbox', 'controller'];
 
 export interface AssembledImage {
   readonly stages: Stage[];
@@ -18,10 +19,11 @@ export interface AssembledImage {
   remove(): void;
 }
 
-export function readRecipe(image: ImageName): Stage[] {
+/** `docker/Containerfile.<image>` parsed with the build args `npm run image:<image>` passes (`buildArgs` add to them). */
+export function readRecipe(image: ImageName, buildArgs: Readonly<Record<string, string>> = {}): Stage[] {
   const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
   const file = `docker/Containerfile.${image}`;
-  return parseContainerfile(readFileSync(join(REPO_ROOT, file), 'utf8'), file, { VERSION: version });
+  return parseContainerfile(readFileSync(join(REPO_ROOT, file), 'utf8'), file, { VERSION: version, ...buildArgs });
 }
 
 /**

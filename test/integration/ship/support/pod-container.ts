@@ -5,9 +5,10 @@ import type { Stage } from './containerfile.js';
 import type { ContainerRun } from './pod-runner.js';
 import type { TestNetns } from './netns.js';
 
-/** What the cluster would supply: Secret data by name, downward-API values by field path. */
+/** What the cluster would supply: Secret and ConfigMap data by name, downward-API values by field path. */
 export interface ClusterInputs {
   readonly secrets: Readonly<Record<string, Readonly<Record<string, string>>>>;
+  readonly configMaps?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   readonly fieldRefs: Readonly<Record<string, string>>;
   /** Where mounted Secret volumes are written. */
   readonly scratch: string;
@@ -19,16 +20,33 @@ export function mountPaths(container: V1Container): string[] {
 }
 
 /**
- * Translates one container of a pod spec into a run of the assembled image, with the kubelet's rules: `command`
- * replaces ENTRYPOINT and drops CMD, `args` replaces CMD, `$(VAR)` expands from the container's env (`$$` escapes),
- * env values come from literals, Secrets and the downward API, emptyDirs are fresh and Secret volumes are files.
+ * The environment and argv a container starts with, by the kubelet's rules: the image ENV, then `envFrom`
+ * ConfigMaps in order, then `env` (later wins); env values come from literals, Secrets and the downward API, and
+ * `$(VAR)` expands from the variables defined before it (`$$` escapes). `command` replaces ENTRYPOINT and drops
+ * CMD, `args` replaces CMD.
  */
-export function containerRun(runtime: Stage, root: string, pod: V1PodSpec, container: V1Container, inputs: ClusterInputs, uid: number, netns: TestNetns): ContainerRun {
-  const env = new Map<string, string>(runtime.env);
+export function containerProcess(image: Pick<Stage, 'env' | 'entrypoint' | 'cmd'>, container: V1Container, inputs: Pick<ClusterInputs, 'secrets' | 'configMaps' | 'fieldRefs'>): { env: Map<string, string>; argv: string[] } {
+  const env = new Map<string, string>(image.env);
+  for (const source of container.envFrom ?? []) {
+    const name = source.configMapRef?.name;
+    if (name === undefined || source.secretRef) throw new Error(`container ${container.name}: only envFrom configMapRef is modelled here`);
+    const data = inputs.configMaps?.[name];
+    if (!data) throw new Error(`container ${container.name}: envFrom ConfigMap ${name} is not supplied`);
+    for (const [key, value] of Object.entries(data)) env.set(`${source.prefix ?? ''}${key}`, value);
+  }
   for (const variable of container.env ?? []) env.set(variable.name, envValue(variable, env, inputs));
   const expand = (text: string): string => expandKubeVariables(text, env);
-  const entrypoint = container.command?.map(expand) ?? runtime.entrypoint ?? [];
-  const cmd = container.args?.map(expand) ?? (container.command ? [] : (runtime.cmd ?? []));
+  const entrypoint = container.command?.map(expand) ?? image.entrypoint ?? [];
+  const cmd = container.args?.map(expand) ?? (container.command ? [] : (image.cmd ?? []));
+  return { env, argv: [...entrypoint, ...cmd] };
+}
+
+/**
+ * Translates one container of a pod spec into a run of the assembled image (`containerProcess`'s env and argv),
+ * emptyDirs fresh and Secret volumes as files.
+ */
+export function containerRun(runtime: Stage, root: string, pod: V1PodSpec, container: V1Container, inputs: ClusterInputs, uid: number, netns: TestNetns): ContainerRun {
+  const { env, argv } = containerProcess(runtime, container, inputs);
   const emptyDirs: string[] = [];
   const files: Array<{ host: string; path: string }> = [];
   for (const mount of container.volumeMounts ?? []) {
@@ -52,10 +70,10 @@ export function containerRun(runtime: Stage, root: string, pod: V1PodSpec, conta
     }
   }
   const runAs = container.securityContext?.runAsUser ?? pod.securityContext?.runAsUser ?? uid;
-  return { root, argv: [...entrypoint, ...cmd], uid: runAs, workdir: container.workingDir ?? runtime.workdir, env: [...env], emptyDirs, files, netns };
+  return { root, argv, uid: runAs, workdir: container.workingDir ?? runtime.workdir, env: [...env], emptyDirs, files, netns };
 }
 
-function envValue(variable: NonNullable<V1Container['env']>[number], env: ReadonlyMap<string, string>, inputs: ClusterInputs): string {
+function envValue(variable: NonNullable<V1Container['env']>[number], env: ReadonlyMap<string, string>, inputs: Pick<ClusterInputs, 'secrets' | 'fieldRefs'>): string {
   if (variable.value !== undefined) return expandKubeVariables(variable.value, env);
   const secret = variable.valueFrom?.secretKeyRef;
   if (secret) {

@@ -29,13 +29,18 @@ export function toolchainProblems(stages: readonly Stage[]): string[] {
   });
 }
 
-/** The runtime stage: a numeric non-root USER (kubelet's runAsNonRoot check), an ENTRYPOINT, the OCI labels. */
-export function runtimeProblems(runtime: Stage, expected: { version: string; license: string }): string[] {
+/**
+ * The runtime stage: a numeric non-root USER (kubelet's runAsNonRoot check), an ENTRYPOINT, the OCI labels. The
+ * recipe must be parsed with `expected.sourceUrl` as its SOURCE_URL build arg: the source label is that build arg
+ * (never a URL written into the recipe, which would name a project the builder may not be), version and licence
+ * are mandatory.
+ */
+export function runtimeProblems(runtime: Stage, expected: { version: string; license: string; sourceUrl: string }): string[] {
   const problems: string[] = [];
   if (runtime.user === undefined || !/^[1-9]\d*(:\d+)?$/.test(runtime.user)) problems.push(`USER ${runtime.user ?? '(unset)'} is not a numeric non-root UID`);
   if (!runtime.entrypoint?.length) problems.push('no ENTRYPOINT');
   const labels = runtime.labels;
-  if (!labels.get('org.opencontainers.image.source')?.startsWith('https://')) problems.push('label org.opencontainers.image.source missing');
+  if (labels.get('org.opencontainers.image.source') !== expected.sourceUrl) problems.push('label org.opencontainers.image.source is not the SOURCE_URL build arg');
   if (labels.get('org.opencontainers.image.version') !== expected.version) problems.push(`label org.opencontainers.image.version is not ${expected.version}`);
   if (labels.get('org.opencontainers.image.licenses') !== expected.license) problems.push(`label org.opencontainers.image.licenses is not ${expected.license}`);
   return problems;
