@@ -8,6 +8,7 @@ const suites = [
   ['eager', './eager.bench.mjs', 'runEagerBench'],
   ['eras', './eras.bench.mjs', 'runErasBench'],
   ['controller', './controller.bench.mjs', 'runControllerBench'],
+  ['peer', './peer.bench.mjs', 'runPeerBench'],
 ];
 const only = process.argv.slice(2);
 for (const [name, file, fn] of suites) {
