@@ -1,17 +1,17 @@
 #!/usr/bin/env node
-// Bundles the built sandbox agent into dist/sandbox-agent/ (one ESM entry plus lazy chunks): Node then reads two
-// files instead of resolving every module one file at a time (bench/agent.bench.mjs prints the start time).
+// Bundles the built sandbox agent into ONE CommonJS file, dist/sandbox-agent/main.js (a package.json beside it
+// says "commonjs"), so Node starts it without resolving modules one file at a time and without its ESM loader
+// (docs/agent.md, "Start-up and footprint"; bench/agent.bench.mjs prints the figures).
 import { build } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 
 const outdir = 'dist/sandbox-agent';
 rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: { main: 'dist/apps/sandbox-agent/src/main.js' },
   bundle: true,
-  splitting: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
   outdir,
   minify: true,
@@ -19,6 +19,5 @@ await build({
   logLevel: 'error',
   // node-pty is native: loaded from node_modules on the first tty command.
   external: ['node-pty'],
-  // Bundled CommonJS dependencies call require(); give the ESM bundle one.
-  banner: { js: "import { createRequire as __cliMcpRequire } from 'node:module'; const require = __cliMcpRequire(import.meta.url);" },
 });
+writeFileSync(`${outdir}/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);
