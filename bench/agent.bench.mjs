@@ -3,13 +3,13 @@
 import { spawn } from 'node:child_process';
 import { AgentClient } from '../dist/libs/agent-client/src/index.js';
 import { memoryMb, startAgent, stopAgent } from './lib/agent-process.mjs';
+import { FOOTPRINT_IDLE_MS, footprints } from './lib/footprint.mjs';
 import { alternatingRounds, p50WithSpread, p99Of, ratioWithSpread, roundP50 } from './lib/rounds.mjs';
-import { median, ms, printTable } from './lib/stats.mjs';
+import { ms, printTable } from './lib/stats.mjs';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const STARTS = Number(process.env.BENCH_STARTS ?? 9);
-const IDLE_MS = 500;
 
 function spawnTrue() {
   return new Promise((resolve, reject) => {
@@ -19,41 +19,8 @@ function spawnTrue() {
   });
 }
 
-/** Spawn → the first `/health` that answers 200 (polled every 2 ms), then the memory after a short idle. */
-export async function startAndMeasure(options = {}) {
-  const client = new AgentClient();
-  const agent = await startAgent(options);
-  for (;;) {
-    try {
-      await client.health(agent.url);
-      break;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-  }
-  const healthyMs = Number(process.hrtime.bigint() - agent.startedAt) / 1e6;
-  client.close();
-  await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
-  const memory = await memoryMb(agent.child.pid);
-  await stopAgent(agent);
-  return { healthyMs, ...memory };
-}
-
-/** `STARTS` starts of one agent build: medians (and max) of start time and idle memory. */
-export async function footprint(options = {}) {
-  const samples = [];
-  for (let i = 0; i < STARTS; i++) samples.push(await startAndMeasure(options));
-  const of = (key) => samples.map((s) => s[key]);
-  return {
-    healthy: { median: median(of('healthyMs')), max: Math.max(...of('healthyMs')) },
-    rss: median(of('rss')),
-    anonymous: median(of('anonymous')),
-    private: median(of('private')),
-  };
-}
-
 export async function runAgentBench() {
-  const idle = await footprint();
+  const [idle] = await footprints([{}], STARTS);
 
   const tcp = await startAgent();
   const unix = await startAgent({ socket: true });
@@ -74,7 +41,7 @@ export async function runAgentBench() {
       [onUnix.label, p50WithSpread(onUnix), p99Of(onUnix), ratioWithSpread(spawned, onUnix), 'p50 ≤ 0.7 ms, ≥ 4×'],
       [spawned.label, p50WithSpread(spawned), p99Of(spawned), '1', ''],
     ]);
-  printTable(`Sandbox agent: start and idle footprint (median of ${STARTS} starts; memory ${IDLE_MS} ms after healthy)`, ['metric', 'median', 'goal'], [
+  printTable(`Sandbox agent: start and idle footprint (median of ${STARTS} starts; memory ${FOOTPRINT_IDLE_MS} ms after healthy)`, ['metric', 'median', 'goal'], [
     ['start → healthy (first GET /health 200)', `${ms(idle.healthy.median)} (max ${ms(idle.healthy.max)})`, '≤ 150 ms'],
     ['idle RSS', `${idle.rss.toFixed(1)} MB`, '≤ 45 MB'],
     ['idle anonymous memory (smaps_rollup Anonymous)', `${idle.anonymous.toFixed(1)} MB`, '≤ 25 MB'],

@@ -13,7 +13,7 @@ type LogMethod = (fieldsOrMessage: Fields | string, message?: string) => void;
  *
  * Written here rather than with pino: loading pino (its worker-thread transport machinery included) made the
  * agent's start ~28 % dearer (+45 M instructions, ~20 ms) and its idle RSS 1.7 MB larger, for a process that
- * writes a handful of records (docs/agent.md, "Start-up and footprint").
+ * writes a handful of records (bench/agent-footprint.bench.mjs; docs/agent.md, "Start-up and footprint").
  */
 export interface AgentLog {
   fatal: LogMethod;
