@@ -12,7 +12,7 @@ type LogMethod = (fieldsOrMessage: Fields | string, message?: string) => void;
  * durations and exit codes only.
  *
  * Written here rather than with pino: loading pino (its worker-thread transport machinery included) made the
- * agent's start ~28 % dearer (+45 M instructions, ~20 ms) and its idle RSS 1.7 MB larger, for a process that
+ * agent's start ~25 % dearer (+40–45 M instructions, ~20 ms) and its idle RSS 1.6 MB larger, for a process that
  * writes a handful of records (bench/agent-footprint.bench.mjs; docs/agent.md, "Start-up and footprint").
  */
 export interface AgentLog {
