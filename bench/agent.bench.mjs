@@ -1,11 +1,15 @@
-// Sandbox agent benchmark (issue: foundation §4): exec round trip vs spawn-per-command, idle RSS, start time.
+// Sandbox agent benchmark (issue 11): `POST /exec true` on TCP loopback and over the Unix socket against
+// spawn-per-command (`bash -c true`), in alternating rounds; start → healthy and the idle footprint.
 import { spawn } from 'node:child_process';
 import { AgentClient } from '../dist/libs/agent-client/src/index.js';
-import { rssMb, startAgent, stopAgent } from './lib/agent-process.mjs';
-import { median, ms, percentile, printTable, timeCalls } from './lib/stats.mjs';
+import { memoryMb, startAgent, stopAgent } from './lib/agent-process.mjs';
+import { FOOTPRINT_IDLE_MS, footprints } from './lib/footprint.mjs';
+import { alternatingRounds, p50WithSpread, p99Of, ratioWithSpread, roundP50 } from './lib/rounds.mjs';
+import { ms, printTable } from './lib/stats.mjs';
 
-const CALLS = Number(process.env.BENCH_CALLS ?? 2000);
-const STARTS = Number(process.env.BENCH_STARTS ?? 7);
+const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const STARTS = Number(process.env.BENCH_STARTS ?? 9);
 
 function spawnTrue() {
   return new Promise((resolve, reject) => {
@@ -15,54 +19,36 @@ function spawnTrue() {
   });
 }
 
-async function healthyAfterStart() {
-  const client = new AgentClient();
-  const agent = await startAgent();
-  // Ready = the first /health that answers 200 after spawn.
-  for (;;) {
-    try {
-      await client.health(agent.url);
-      break;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-  }
-  const elapsed = Number(process.hrtime.bigint() - agent.startedAt) / 1e6;
-  client.close();
-  return { agent, elapsed };
-}
-
 export async function runAgentBench() {
-  const startTimes = [];
-  const idleRss = [];
-  for (let i = 0; i < STARTS; i++) {
-    const { agent, elapsed } = await healthyAfterStart();
-    startTimes.push(elapsed);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    idleRss.push(await rssMb(agent.child.pid));
-    await stopAgent(agent);
-  }
+  const [idle] = await footprints([{}], STARTS);
 
-  const agent = await startAgent();
+  const tcp = await startAgent();
+  const unix = await startAgent({ socket: true });
   const client = new AgentClient();
-  const persistent = await timeCalls(() => client.exec(agent.url, agent.token, { command: 'true' }), CALLS, 200);
-  const spawned = await timeCalls(spawnTrue, CALLS, 50);
-  const rssAfter = await rssMb(agent.child.pid);
+  const [onTcp, onUnix, spawned] = await alternatingRounds([
+    { label: 'persistent shell, keep-alive HTTP on TCP loopback', call: () => client.exec(tcp.url, tcp.token, { command: 'true' }) },
+    { label: 'persistent shell, keep-alive HTTP on the Unix socket', call: () => client.exec(unix.url, unix.token, { command: 'true' }) },
+    { label: 'spawn per command (bash -c true)', call: spawnTrue },
+  ], { rounds: ROUNDS, calls: CALLS, warmup: 200 });
+  const afterTcp = await memoryMb(tcp.child.pid);
   client.close();
-  await stopAgent(agent);
+  await stopAgent(tcp);
+  await stopAgent(unix);
 
-  const p50 = median(persistent);
-  const spawnP50 = median(spawned);
-  printTable(`Sandbox agent: POST /exec {"command":"true"} on loopback (${CALLS} calls each)`, ['mode', 'p50', 'p99', 'goal'], [
-    ['persistent shell (agent, keep-alive HTTP)', ms(p50), ms(percentile(persistent, 99)), 'p50 ≤ 1 ms'],
-    ['spawn per command (bash -c true)', ms(spawnP50), ms(percentile(spawned, 99)), ''],
-    ['ratio spawn / persistent (p50)', `${(spawnP50 / p50).toFixed(1)}×`, '', '≥ 5×'],
+  printTable(`Sandbox agent: POST /exec {"command":"true"} (${ROUNDS} alternating rounds × ${CALLS} calls; p50 = median of the round p50s, range in brackets)`,
+    ['mode', 'p50 (range)', 'p99', 'spawn / this (range)', 'goal'], [
+      [onTcp.label, p50WithSpread(onTcp), p99Of(onTcp), ratioWithSpread(spawned, onTcp), 'p50 ≤ 0.7 ms, ≥ 4×'],
+      [onUnix.label, p50WithSpread(onUnix), p99Of(onUnix), ratioWithSpread(spawned, onUnix), 'p50 ≤ 0.7 ms, ≥ 4×'],
+      [spawned.label, p50WithSpread(spawned), p99Of(spawned), '1', ''],
+    ]);
+  printTable(`Sandbox agent: start and idle footprint (median of ${STARTS} starts; memory ${FOOTPRINT_IDLE_MS} ms after healthy)`, ['metric', 'median', 'goal'], [
+    ['start → healthy (first GET /health 200)', `${ms(idle.healthy.median)} (max ${ms(idle.healthy.max)})`, '≤ 150 ms'],
+    ['idle RSS', `${idle.rss.toFixed(1)} MB`, '≤ 45 MB'],
+    ['idle anonymous memory (smaps_rollup Anonymous)', `${idle.anonymous.toFixed(1)} MB`, '≤ 25 MB'],
+    ['idle private memory (Private_Clean + Private_Dirty)', `${idle.private.toFixed(1)} MB`, ''],
+    [`RSS / anonymous after ${ROUNDS * CALLS + 200} execs (TCP agent)`, `${afterTcp.rss.toFixed(1)} / ${afterTcp.anonymous.toFixed(1)} MB`, ''],
   ]);
-  printTable(`Sandbox agent: start and memory (${STARTS} starts)`, ['metric', 'median', 'max', 'goal'], [
-    ['start → healthy', ms(median(startTimes)), ms(Math.max(...startTimes)), '≤ 400 ms'],
-    ['idle RSS after start', `${median(idleRss).toFixed(1)} MB`, `${Math.max(...idleRss).toFixed(1)} MB`, '≤ 60 MB'],
-    [`RSS after ${CALLS + 200} execs`, `${rssAfter.toFixed(1)} MB`, '', ''],
-  ]);
+  return { tcp: roundP50(onTcp), unix: roundP50(onUnix), spawn: roundP50(spawned), idle };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runAgentBench();

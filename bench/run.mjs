@@ -3,11 +3,13 @@ import { existsSync } from 'node:fs';
 
 const suites = [
   ['agent', './agent.bench.mjs', 'runAgentBench'],
+  ['agent-footprint', './agent-footprint.bench.mjs', 'runAgentFootprintBench'],
   ['server', './server.bench.mjs', 'runServerBench'],
   ['kubernetes', './kubernetes.bench.mjs', 'runKubernetesBench'],
   ['eager', './eager.bench.mjs', 'runEagerBench'],
   ['eras', './eras.bench.mjs', 'runErasBench'],
   ['controller', './controller.bench.mjs', 'runControllerBench'],
+  ['peer', './peer.bench.mjs', 'runPeerBench'],
 ];
 const only = process.argv.slice(2);
 for (const [name, file, fn] of suites) {

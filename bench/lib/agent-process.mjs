@@ -1,16 +1,19 @@
-// Starts a built sandbox agent on an ephemeral loopback port and learns its port from SANDBOX_READY_FD.
+// Starts a built sandbox agent on an ephemeral loopback port (or a Unix socket) and learns where it listens from
+// SANDBOX_READY_FD.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const AGENT_ENTRY = new URL('../../dist/sandbox-agent/main.js', import.meta.url).pathname;
 
-/** Spawns the agent; resolves once it wrote its port on fd 3. */
-export function startAgent({ token = 'bench-token', env = {} } = {}) {
+/** Spawns the agent (`socket: true` → on `<workdir>/agent.sock`); resolves once it wrote its port on fd 3. */
+export function startAgent({ token = 'bench-token', env = {}, socket = false, entry = [AGENT_ENTRY] } = {}) {
   const workdir = mkdtempSync(join(tmpdir(), 'agent-bench-'));
+  const socketPath = join(workdir, 'agent.sock');
   const startedAt = process.hrtime.bigint();
-  const child = spawn(process.execPath, [AGENT_ENTRY], {
+  const child = spawn(process.execPath, entry, {
     stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
     env: {
       PATH: process.env.PATH,
@@ -20,6 +23,7 @@ export function startAgent({ token = 'bench-token', env = {} } = {}) {
       SANDBOX_READY_FD: '3',
       SANDBOX_WORKDIR: workdir,
       SANDBOX_LOG_LEVEL: 'warn',
+      ...(socket ? { SANDBOX_AGENT_SOCKET: socketPath } : {}),
       ...env,
     },
   });
@@ -27,8 +31,11 @@ export function startAgent({ token = 'bench-token', env = {} } = {}) {
     let text = '';
     child.stdio[3].on('data', (chunk) => {
       text += chunk.toString();
-      const match = /^(\d+)\n/.exec(text);
-      if (match) resolve({ child, url: `http://127.0.0.1:${match[1]}`, token, workdir, startedAt });
+      const match = /^(\d+|unix)\n/.exec(text);
+      if (match) {
+        const url = match[1] === 'unix' ? `unix:${socketPath}` : `http://127.0.0.1:${match[1]}`;
+        resolve({ child, url, token, workdir, startedAt });
+      }
     });
     child.on('exit', (code) => reject(new Error(`agent exited early with ${code}`)));
     child.on('error', reject);
@@ -44,8 +51,20 @@ export async function stopAgent(agent) {
 
 /** Resident set size of a process in MB, from /proc. */
 export async function rssMb(pid) {
-  const { readFile } = await import('node:fs/promises');
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return kb / 1024;
+  return (await memoryMb(pid)).rss;
+}
+
+/**
+ * A process's memory in MB from /proc/<pid>/smaps_rollup: `rss`; `anonymous` (heap, stacks, JIT code: what the
+ * process costs on top of the shared node binary); `private` (Private_Clean + Private_Dirty: pages no other
+ * process maps, file-backed ones included).
+ */
+export async function memoryMb(pid) {
+  const text = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    rss: kb('Rss') / 1024,
+    anonymous: kb('Anonymous') / 1024,
+    private: (kb('Private_Clean') + kb('Private_Dirty')) / 1024,
+  };
 }

@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import type { Server } from 'node:http';
 import type { AgentConfig } from './config/agent-config.js';
 import type { ExecService } from './exec/exec-service.js';
 import type { AgentLog } from './logging/agent-logger.js';
@@ -21,9 +21,9 @@ const HTTP_CLOSE_CAP_MS = 5_000;
  * exits at once. With SANDBOX_EXIT_WITH_PARENT (watch started in main), a dead parent ends the agent the same hard
  * way, so local-backend agents never outlive the server. On any exit the shell group is killed.
  */
-export function installLifecycle(parts: LifecycleParts): { attach(app: INestApplication): void; readonly stopping: boolean } {
+export function installLifecycle(parts: LifecycleParts): { attach(server: Server): void; readonly stopping: boolean } {
   const { config, engine, exec, log } = parts;
-  let app: INestApplication | undefined;
+  let server: Server | undefined;
   let stopping = false;
 
   const hardExit = (): never => {
@@ -39,12 +39,15 @@ export function installLifecycle(parts: LifecycleParts): { attach(app: INestAppl
     }
     stopping = true;
     log.info({ signal }, 'shutting down');
-    const closing = app ? app.close().catch(() => undefined) : Promise.resolve();
+    // No new connections; idle keep-alive ones close now, busy ones after their answer (sent with `connection: close`).
+    const closing = server ? new Promise<void>((resolve) => server?.close(() => resolve())) : Promise.resolve();
+    server?.closeIdleConnections();
     if (!(await settlesWithin(exec.idle(), config.maxTimeoutSeconds * 1000))) {
       log.warn('commands still running at the shutdown deadline: cancelling');
       exec.cancelAll();
       await exec.idle();
     }
+    server?.closeIdleConnections();
     await settlesWithin(closing, HTTP_CLOSE_CAP_MS);
     engine.shutdown();
     log.info('shutdown complete');
@@ -61,8 +64,8 @@ export function installLifecycle(parts: LifecycleParts): { attach(app: INestAppl
   });
 
   return {
-    attach(nestApp) {
-      app = nestApp;
+    attach(httpServer) {
+      server = httpServer;
     },
     get stopping() {
       return stopping;

@@ -1,20 +1,15 @@
-import 'reflect-metadata';
 import { chmodSync, lstatSync, unlinkSync, writeSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { AGENT_MAX_BODY_BYTES } from '@cli-mcp/agent-client';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { AgentConfig } from './config/agent-config.js';
 import { ExecService } from './exec/exec-service.js';
-import { AgentExceptionFilter } from './http/agent-exception.filter.js';
-import { installAuthHook, installRawBodyParser } from './http/auth-hook.js';
-import { AgentModule } from './agent.module.js';
+import { createAgentHttpServer } from './http/agent-http-server.js';
+import { agentRoutes } from './http/agent-routes.js';
 import { installLifecycle } from './agent-lifecycle.js';
-import { createAgentLog, NestLogAdapter } from './logging/agent-logger.js';
+import { createAgentLog, type AgentLog } from './logging/agent-logger.js';
 import { ShellEngine } from './shell/shell-engine.js';
 import { AssignmentState } from './state/assignment-state.js';
 
-/** Builds and starts the agent: shell first (in parallel with Nest's boot), then HTTP. */
+/** Builds and starts the agent: the shell first (it starts while the HTTP server binds), then HTTP. */
 export async function startAgent(config: AgentConfig): Promise<void> {
   const log = createAgentLog(config.logLevel);
   const engine = new ShellEngine(config, log);
@@ -24,42 +19,34 @@ export async function startAgent(config: AgentConfig): Promise<void> {
   const lifecycle = installLifecycle({ config, engine, exec, log });
   log.info({ assigned: assignment.assigned }, assignment.assigned ? 'starting in assigned state' : 'starting in unassigned state');
 
-  const adapter = new FastifyAdapter({
-    bodyLimit: AGENT_MAX_BODY_BYTES,
-    // A command may run for the max timeout (C-AG-14): no request or connection timeout. Idle keep-alive like the
-    // Go agent (60 s).
-    requestTimeout: 0,
-    connectionTimeout: 0,
-    keepAliveTimeout: 60_000,
-    forceCloseConnections: 'idle',
-    return503OnClosing: false,
-  });
-  const app = await NestFactory.create<NestFastifyApplication>(
-    AgentModule.with({ log, engine, exec, assignment }),
-    adapter,
-    { bodyParser: false, logger: new NestLogAdapter(log), abortOnError: false },
-  );
-  const fastify = app.getHttpAdapter().getInstance();
-  installRawBodyParser(fastify, AGENT_MAX_BODY_BYTES);
-  installAuthHook(fastify, assignment, () => lifecycle.stopping);
-  app.useGlobalFilters(new AgentExceptionFilter(log));
-  lifecycle.attach(app);
+  const server = createAgentHttpServer({ routes: agentRoutes({ log, engine, exec, assignment }), assignment, stopping: () => lifecycle.stopping, log });
+  lifecycle.attach(server);
 
   if (config.socketPath !== undefined) {
     removeStaleSocket(config.socketPath);
-    await app.listen({ path: config.socketPath });
+    await listen(server, { path: config.socketPath });
     // Only the agent's own user may connect (the server runs as that user).
     chmodSync(config.socketPath, 0o600);
-    log.info({ listening: `unix:${config.socketPath}`, ...httpLimits(fastify.server) }, 'listening');
+    log.info({ listening: `unix:${config.socketPath}`, ...httpLimits(server) }, 'listening');
     if (config.readyFd !== undefined) announce(config.readyFd, 'unix', log);
     return;
   }
-  await app.listen(config.port, config.host);
-  const address = fastify.server.address();
+  await listen(server, { port: config.port, host: config.host });
+  const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  log.info({ listening: `http://${host}:${port}`, ...httpLimits(fastify.server) }, 'listening');
+  log.info({ listening: `http://${host}:${port}`, ...httpLimits(server) }, 'listening');
   if (config.readyFd !== undefined) announce(config.readyFd, String(port), log);
+}
+
+function listen(server: Server, options: { path: string } | { port: number; host: string }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 /**
@@ -86,7 +73,7 @@ function removeStaleSocket(path: string): void {
 }
 
 /** SANDBOX_READY_FD: the local backend learns the (possibly ephemeral) port without parsing logs. */
-function announce(fd: number, line: string, log: ReturnType<typeof createAgentLog>): void {
+function announce(fd: number, line: string, log: AgentLog): void {
   try {
     writeSync(fd, `${line}\n`);
   } catch (err) {

@@ -1,32 +1,33 @@
 import { configHelpText, loadAgentConfig } from './config/agent-config.js';
+import { startAgent } from './agent-server.js';
 import { watchParent } from './parent-watch.js';
 
 const parentPid = process.ppid;
 
-// Only the configuration module is loaded eagerly: `--help` and bad configuration answer without booting Nest.
-const args = process.argv.slice(2);
-if (args.includes('--help') || args.includes('-h')) {
-  process.stdout.write(configHelpText());
-  process.exit(0);
-}
-if (args.length > 0) {
-  process.stderr.write(`sandbox-agent: unknown argument(s): ${args.join(' ')} (configuration is by environment; see --help)\n`);
-  process.exit(1);
+// No top-level await: the bundle is one CommonJS file, which Node starts without its ESM loader (docs/agent.md).
+function main(): void {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(configHelpText());
+    process.exit(0);
+  }
+  if (args.length > 0) {
+    process.stderr.write(`sandbox-agent: unknown argument(s): ${args.join(' ')} (configuration is by environment; see --help)\n`);
+    process.exit(1);
+  }
+
+  const loaded = loadAgentConfig();
+  if (!loaded.ok) {
+    // C-AG-10: every problem at once, each naming its variable.
+    process.stderr.write(`sandbox-agent: invalid configuration:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}\n`);
+    process.exit(1);
+  }
+
+  if (loaded.config.exitWithParent) watchParent(parentPid);
+  startAgent(loaded.config).catch((err: unknown) => {
+    process.stderr.write(`sandbox-agent: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
 }
 
-const loaded = loadAgentConfig();
-if (!loaded.ok) {
-  // C-AG-10: every problem at once, each naming its variable.
-  process.stderr.write(`sandbox-agent: invalid configuration:\n${loaded.problems.map((p) => `  - ${p}`).join('\n')}\n`);
-  process.exit(1);
-}
-
-if (loaded.config.exitWithParent) watchParent(parentPid);
-
-try {
-  const { startAgent } = await import('./agent-server.js');
-  await startAgent(loaded.config);
-} catch (err) {
-  process.stderr.write(`sandbox-agent: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-}
+main();

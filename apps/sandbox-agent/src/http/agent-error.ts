@@ -5,6 +5,9 @@ export enum AgentErrorCode {
   Unauthorized = 'unauthorized',
   BodyTooLarge = 'body_too_large',
   InvalidBody = 'invalid_body',
+  /** Not parseable as HTTP/1.1 (Node's parser refused it before any route): the connection is closed. */
+  MalformedRequest = 'malformed_request',
+  HeadersTooLarge = 'headers_too_large',
   CommandRequired = 'command_required',
   CommandHasNul = 'command_has_nul',
   TokenRequired = 'token_required',
@@ -37,12 +40,15 @@ export function statusOf(code: AgentErrorCode): number {
     case AgentErrorCode.BodyTooLarge:
       return 413;
     case AgentErrorCode.InvalidBody:
+    case AgentErrorCode.MalformedRequest:
     case AgentErrorCode.CommandRequired:
     case AgentErrorCode.CommandHasNul:
     case AgentErrorCode.TokenRequired:
       return 400;
     case AgentErrorCode.AlreadyAssigned:
       return 409;
+    case AgentErrorCode.HeadersTooLarge:
+      return 431;
     case AgentErrorCode.NotFound:
       return 404;
     case AgentErrorCode.MethodNotAllowed:
@@ -65,6 +71,10 @@ function defaultMessage(code: AgentErrorCode): string {
       return 'request body too large';
     case AgentErrorCode.InvalidBody:
       return 'invalid request body';
+    case AgentErrorCode.MalformedRequest:
+      return 'malformed request';
+    case AgentErrorCode.HeadersTooLarge:
+      return 'request headers too large';
     case AgentErrorCode.CommandRequired:
       return 'command is required';
     case AgentErrorCode.CommandHasNul:

@@ -1,21 +1,13 @@
-import { Controller, Get, Res } from '@nestjs/common';
-import type { HealthResponse } from '@cli-mcp/agent-client';
-import type { FastifyReply } from 'fastify';
-import { ExecService } from '../exec/exec-service.js';
-import { ShellEngine } from '../shell/shell-engine.js';
-import { AssignmentState } from '../state/assignment-state.js';
-
-export interface UnhealthyResponse {
-  status: 'unhealthy';
-  error: string;
-}
+import type { ExecService } from '../exec/exec-service.js';
+import type { ShellEngine } from '../shell/shell-engine.js';
+import type { AssignmentState } from '../state/assignment-state.js';
+import { ok, type AgentReply } from './agent-route.js';
 
 /**
- * `GET /health` (HEAD too, via Fastify's automatic HEAD routes) — C-AG-3: synchronous, never waits for the shell,
- * so it answers at once while a long command runs (the Go agent blocked here, §18 item 12). Ready whether
- * assigned or not: warm-pool agents must be Ready to be claimed.
+ * `GET /health` (and HEAD) — C-AG-3: synchronous, never waits for the shell, so it answers at once while a long
+ * command runs (the Go agent blocked here, §18 item 12). Ready whether assigned or not: warm-pool agents must be
+ * Ready to be claimed. 503 with a reason only when no shell can be started.
  */
-@Controller()
 export class HealthController {
   constructor(
     private readonly engine: ShellEngine,
@@ -23,13 +15,9 @@ export class HealthController {
     private readonly assignment: AssignmentState,
   ) {}
 
-  @Get('health')
-  health(@Res({ passthrough: true }) reply: FastifyReply): HealthResponse | UnhealthyResponse {
+  health(): AgentReply {
     const health = this.engine.health();
-    if (!health.ok) {
-      reply.status(503);
-      return { status: 'unhealthy', error: health.error };
-    }
-    return { status: 'ok', assigned: this.assignment.assigned, busy: this.exec.busy };
+    if (!health.ok) return { status: 503, body: { status: 'unhealthy', error: health.error } };
+    return ok({ status: 'ok', assigned: this.assignment.assigned, busy: this.exec.busy });
   }
 }

@@ -3,6 +3,7 @@ import { authSecretName, type SandboxPodConfig } from '@cli-mcp/podspec';
 import type { Clock } from '../clock.js';
 import type { SessionMetrics } from '../session-metrics.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
+import type { AgentProbe } from './agent-probe.js';
 import type { KubeApi } from './kube-api.port.js';
 import type { KubernetesAgentPort, KubernetesBackendLogger } from './kubernetes-backend.options.js';
 import { isMissingSecret } from './pod-selection.js';
@@ -23,6 +24,8 @@ export interface AcquireContext {
   /** HMAC token of the session (C-AUTH-1): goes into the Secret and `/assign`, never into messages. */
   readonly token: string;
   readonly readyTimeoutMs: number;
+  /** Direct `/health` check of a starting pod's agent, for every readiness wait (undefined: kubelet Ready only). */
+  readonly probe?: AgentProbe;
   /** Aborted with the acquisition (any {@link AbortCause}). */
   readonly signal: AbortSignal;
   /** Why `signal` was aborted, undefined while it is not. */

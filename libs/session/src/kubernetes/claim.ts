@@ -6,7 +6,7 @@ import { deletePodAndSecret, deleteSessionSecret, rollbackLabel } from './cleanu
 import { agentUrlOf, podName } from './format.js';
 import { errorText, isAlreadyExists, isConflict, isNotFound } from './kube-error.js';
 import { PodWaitError, waitForPodReady } from './pod-readiness.js';
-import { claimOrder, isServing } from './pod-selection.js';
+import { claimOrder, isServing, readyBy } from './pod-selection.js';
 import { keepOldestClaim } from './claim-tightening.js';
 import { deliverToken, type TokenDelivery } from './token-delivery.js';
 
@@ -99,7 +99,7 @@ async function tryClaim(ctx: AcquireContext, candidate: V1Pod): Promise<Attempt>
 
   if (!isServing(pod)) {
     try {
-      pod = await waitForPodReady(ctx, pod, ctx.readyTimeoutMs, ctx.signal);
+      pod = await waitForPodReady(ctx, pod, ctx.readyTimeoutMs, ctx.signal, { probe: ctx.probe });
     } catch (error) {
       // The agent holds no token yet, but the pod is the session's now; a caller who gave up leaves it to a
       // sibling that discovers it (its first exec gets 503 and re-delivers the token, C-K8S-7).
@@ -131,6 +131,6 @@ async function tryClaim(ctx: AcquireContext, candidate: V1Pod): Promise<Attempt>
     return { kind: 'next' };
   }
   ctx.metrics?.sandboxReady(Math.max(0, ctx.clock.now() - started) / 1000);
-  ctx.logger.info('claimed unassigned sandbox pod', fields);
+  ctx.logger.info('claimed unassigned sandbox pod', { ...fields, ready_by: readyBy(pod) });
   return { kind: 'claimed', pod };
 }

@@ -6,6 +6,7 @@ import { deletePodAndSecret, deleteSessionSecret } from './cleanup.js';
 import { discoverSessionPod } from './discover.js';
 import { errorText, isAlreadyExists, isNotFound, isQuotaExceeded } from './kube-error.js';
 import { PodWaitError, waitForPodDeletion, waitForPodReady } from './pod-readiness.js';
+import { readyBy } from './pod-selection.js';
 
 const STAGE = 'create sandbox pod';
 
@@ -55,9 +56,9 @@ async function createAndAwait(ctx: AcquireContext, state: CreateState): Promise<
   ctx.stamped(name);
   const started = ctx.clock.now();
   try {
-    const pod = await waitForPodReady(ctx, created, ctx.readyTimeoutMs, ctx.signal, { blockedBy: missingSecretBlocker(ctx) });
+    const pod = await waitForPodReady(ctx, created, ctx.readyTimeoutMs, ctx.signal, { blockedBy: missingSecretBlocker(ctx), probe: ctx.probe });
     ctx.metrics?.sandboxReady(Math.max(0, ctx.clock.now() - started) / 1000);
-    ctx.logger.info('created sandbox pod', { session_id: ctx.sessionId, pod: name, recreated: state.hadEarlierSandbox });
+    ctx.logger.info('created sandbox pod', { session_id: ctx.sessionId, pod: name, recreated: state.hadEarlierSandbox, ready_by: readyBy(pod) });
     return { pod, path: 'create', hadEarlierSandbox: state.hadEarlierSandbox };
   } catch (error) {
     if (shouldCleanupAfterWaitFailure(error, ctx.abortCause())) await deletePodAndSecret(ctx, name);

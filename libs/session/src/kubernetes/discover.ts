@@ -31,7 +31,7 @@ export async function discoverSessionPod(ctx: AcquireContext, stage: string): Pr
   if (!pending) return { hadEarlierPod };
   try {
     const stillOwned = (pod: { metadata?: { labels?: Record<string, string> } }): boolean => pod.metadata?.labels?.[SESSION_ID_LABEL] === ctx.sessionId;
-    const pod = await waitForPodReady(ctx, pending, ctx.readyTimeoutMs, ctx.signal, { stillOwned, blockedBy: missingSecretBlocker(ctx) });
+    const pod = await waitForPodReady(ctx, pending, ctx.readyTimeoutMs, ctx.signal, { stillOwned, blockedBy: missingSecretBlocker(ctx), probe: ctx.probe });
     return { found: { pod, path: 'discover', hadEarlierSandbox: false }, hadEarlierPod };
   } catch (error) {
     throwIfAborted(ctx);

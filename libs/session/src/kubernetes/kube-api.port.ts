@@ -24,7 +24,8 @@ export interface KubeApi {
   deletePod(name: string, signal: AbortSignal, preconditions?: DeletePreconditions): Promise<void>;
   /**
    * Watches the one pod `name` from `resourceVersion` until `until(pod)` holds for an ADDED/MODIFIED event, the
-   * pod is DELETED, the stream closes or the server answers 410 Expired. Never polls (C-K8S-5).
+   * pod is DELETED, the stream closes or the server answers 410 Expired. Never polls (C-K8S-5). `until` sees every
+   * ADDED/MODIFIED pod in order (the readiness wait starts its agent probe from it without ending the watch).
    */
   watchPodUntil(name: string, resourceVersion: string | undefined, until: (pod: V1Pod) => boolean, signal: AbortSignal): Promise<PodWatchEnd>;
   createSecret(secret: V1Secret, signal: AbortSignal): Promise<void>;

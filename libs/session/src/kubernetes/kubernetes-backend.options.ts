@@ -5,10 +5,11 @@ import type { SessionMetrics } from '../session-metrics.js';
 import type { KubeApi } from './kube-api.port.js';
 
 /**
- * The agent calls the backend makes itself: token delivery to a claimed or restarted pod (C-K8S-4/7), and
- * `/output` as a read-only check of which token an agent holds after an ambiguous `/assign` (token-delivery.ts).
+ * The agent calls the backend makes itself: token delivery to a claimed or restarted pod (C-K8S-4/7), `/output`
+ * as a read-only check of which token an agent holds after an ambiguous `/assign` (token-delivery.ts), and
+ * `/health` to learn that a starting pod's agent answers before the kubelet's next readiness probe (agent-probe.ts).
  */
-export type KubernetesAgentPort = Pick<AgentClient, 'assign' | 'output'>;
+export type KubernetesAgentPort = Pick<AgentClient, 'assign' | 'output' | 'health'>;
 
 /** Structured log sink (fields never carry the token). */
 export interface KubernetesBackendLogger {
@@ -26,6 +27,11 @@ export interface KubernetesBackendOptions {
   podConfig: SandboxPodConfig;
   /** `--ready-timeout`: bound on waiting for a pod to become Ready (C-K8S-5). Default 60 s. */
   readyTimeoutMs?: number;
+  /**
+   * Probe a starting pod's agent `/health` directly once it runs with an IP, besides watching for the kubelet's
+   * Ready (issue 11; docs/kubernetes-backend.md, "Readiness"). Default true; false waits for the kubelet only.
+   */
+  directProbe?: boolean;
   /** `--activity-interval`: last-activity is patched at most this often per session per replica (C-K8S-6). Default 30 s. */
   activityIntervalMs?: number;
   /** Bound on each API request of an acquisition (the caller's signal applies too). Default 15 s. */

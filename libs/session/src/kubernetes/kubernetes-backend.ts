@@ -6,6 +6,7 @@ import type { SandboxBackend, SandboxHandle } from '../sandbox-backend.port.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { SessionMetrics } from '../session-metrics.js';
 import { abortedAcquisition, type AbortCause, type AcquireContext, type Acquired } from './acquire-context.js';
+import { agentHealthProbe, type AgentProbe } from './agent-probe.js';
 import { ActivityToucher } from './activity-toucher.js';
 import { claimUnassignedPod } from './claim.js';
 import { deletePodAndSecret } from './cleanup.js';
@@ -37,6 +38,7 @@ export class KubernetesBackend implements SandboxBackend {
   private readonly logger: KubernetesBackendLogger;
   private readonly metrics?: SessionMetrics;
   private readonly readyTimeoutMs: number;
+  private readonly probe?: AgentProbe;
   private readonly requestTimeoutMs: number;
   private readonly cleanupTimeoutMs: number;
   private readonly healthTimeoutMs: number;
@@ -61,6 +63,7 @@ export class KubernetesBackend implements SandboxBackend {
     this.logger = options.logger ?? silentLogger;
     this.metrics = options.metrics;
     this.readyTimeoutMs = options.readyTimeoutMs ?? KUBERNETES_DEFAULTS.readyTimeoutMs;
+    if (options.directProbe ?? true) this.probe = agentHealthProbe(this.agent, this.cfg.agentPort);
     this.requestTimeoutMs = options.requestTimeoutMs ?? KUBERNETES_DEFAULTS.requestTimeoutMs;
     this.cleanupTimeoutMs = options.cleanupTimeoutMs ?? KUBERNETES_DEFAULTS.cleanupTimeoutMs;
     this.healthTimeoutMs = options.healthTimeoutMs ?? KUBERNETES_DEFAULTS.healthTimeoutMs;
@@ -230,6 +233,7 @@ export class KubernetesBackend implements SandboxBackend {
       sessionId,
       token: deriveSessionToken(this.hmacKey, sessionId),
       readyTimeoutMs: this.readyTimeoutMs,
+      probe: this.probe,
       signal,
       abortCause: () => (signal.aborted ? (signal.reason as AbortCause) : undefined),
       request: () => this.bounded(signal, this.requestTimeoutMs),

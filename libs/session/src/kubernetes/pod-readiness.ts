@@ -1,6 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { isTerminal, isTerminating } from '@cli-mcp/podspec';
 import { delay, type Clock } from '../clock.js';
+import { isProbeable, probeUntilAnswered, type AgentProbe } from './agent-probe.js';
 import { goDuration, podName } from './format.js';
 import type { KubeApi, PodWatchEnd } from './kube-api.port.js';
 import { KubeError, errorText, isNotFound } from './kube-error.js';
@@ -29,6 +30,11 @@ export interface PodWaitOptions {
   stillOwned?: (pod: V1Pod) => boolean;
   /** Why the pod can never become ready as it is (e.g. its Secret is gone) → `blocked` at once, not at the deadline. */
   blockedBy?: (pod: V1Pod) => string | undefined;
+  /**
+   * Ask the agent itself once the pod is probe-able (Running, IP, containers running): its `/health` answering
+   * is what the kubelet's readiness probe checks, without waiting for the probe's next period (issue 11).
+   */
+  probe?: AgentProbe;
 }
 
 // A watch that ends this soon without progress is retried after a growing pause, so a failing API server
@@ -42,6 +48,8 @@ const MAX_BACKOFF_MS = 2_000;
  * 2 s polling as Go did (Go §3.6). A closed stream or 410 Expired → one GET and a fresh watch. Bounded by
  * `timeoutMs` (→ `pod "<name>" not ready within 1m0s`) and by `signal` (→ rejects with the abort; the caller
  * decides what an abort means). A pod that is deleted, finishes or starts terminating fails at once.
+ * With `options.probe`, an agent that answers its `/health` first ends the wait too (with the pod as it was
+ * when probing began); the watch keeps deciding failures meanwhile.
  */
 export function waitForPodReady(
   deps: PodReadinessDeps,
@@ -53,8 +61,33 @@ export function waitForPodReady(
   const name = podName(pod);
   const onDeleted = (): PodWaitError => new PodWaitError('deleted', `pod "${name}" was deleted`);
   return withDeadline(deps, timeoutMs, signal, `pod "${name}" not ready within ${goDuration(timeoutMs)}`, (bounded) =>
-    watchUntil(deps, pod, (p) => readiness(p, options), onDeleted, bounded),
+    options.probe ? readyOrAnswering(deps, pod, options, options.probe, onDeleted, bounded) : watchUntil(deps, pod, (p) => readiness(p, options), onDeleted, bounded),
   );
+}
+
+/**
+ * The watch and, from the first probe-able state on, the agent's own `/health` (issue 11: kubelet readiness is
+ * quantised by the probe period; a 10 s period would make the first command wait up to 10 s for an agent that
+ * answered long before). Whichever comes first wins; deletion, termination and the other failures still come
+ * from the watch, and the deadline and `signal` bound both.
+ */
+async function readyOrAnswering(deps: PodReadinessDeps, initial: V1Pod, options: PodWaitOptions, probe: AgentProbe, onDeleted: () => PodWaitError, signal: AbortSignal): Promise<V1Pod> {
+  const answered = new AbortController();
+  const scope = AbortSignal.any([signal, answered.signal]);
+  let probed: V1Pod | undefined;
+  const startProbing = (pod: V1Pod): void => {
+    probed = pod;
+    void probeUntilAnswered(deps.clock, probe, pod, scope).then((ok) => ok && answered.abort());
+  };
+  const verdictOf = (pod: V1Pod): Verdict => readiness(pod, options) ?? (probed === undefined && isProbeable(pod) ? 'probe' : undefined);
+  try {
+    return await watchUntil(deps, initial, verdictOf, onDeleted, scope, startProbing);
+  } catch (error) {
+    if (answered.signal.aborted && !signal.aborted && probed) return probed;
+    throw error;
+  } finally {
+    answered.abort(); // the watch decided: stop probing
+  }
 }
 
 /** Waits until the pod is gone (DELETED event or NotFound), by watch; `timeoutMs` → `still terminating`. */
@@ -83,7 +116,8 @@ async function withDeadline<T>(deps: PodReadinessDeps, timeoutMs: number, signal
   }
 }
 
-type Verdict = 'done' | PodWaitError | undefined;
+/** `'probe'`: not ready, but the agent may be asked directly (only with a probe, once). */
+type Verdict = 'done' | 'probe' | PodWaitError | undefined;
 
 async function watchUntil(
   deps: PodReadinessDeps,
@@ -91,6 +125,7 @@ async function watchUntil(
   verdictOf: (pod: V1Pod) => Verdict,
   onDeleted: () => PodWaitError,
   signal: AbortSignal,
+  onProbeable: (pod: V1Pod) => void = () => undefined,
 ): Promise<V1Pod> {
   const name = podName(initial);
   let pod = initial;
@@ -99,11 +134,12 @@ async function watchUntil(
   for (;;) {
     const verdict = verdictOf(pod);
     if (verdict === 'done') return pod;
-    if (verdict) throw verdict;
+    if (verdict === 'probe') onProbeable(pod);
+    else if (verdict) throw verdict;
     const started = deps.clock.now();
     let end: PodWatchEnd;
     try {
-      end = await deps.api.watchPodUntil(name, version, (p) => verdictOf(p) !== undefined, signal);
+      end = await deps.api.watchPodUntil(name, version, (p) => decides(verdictOf(p), p, onProbeable), signal);
     } catch (error) {
       if (signal.aborted) throw error;
       // The watch request itself failed (500/429/transport): fall through to GET + re-watch, paced.
@@ -125,6 +161,13 @@ async function watchUntil(
     pod = await reread(deps, name, onDeleted, signal);
     version = pod.metadata?.resourceVersion;
   }
+}
+
+/** Whether a watched pod ends the watch; a probe-able one starts the probe instead and the same watch goes on. */
+function decides(verdict: Verdict, pod: V1Pod, onProbeable: (pod: V1Pod) => void): boolean {
+  if (verdict !== 'probe') return verdict !== undefined;
+  onProbeable(pod);
+  return false;
 }
 
 /** `'done'` (ready), a failure, or undefined while the pod is still on its way. */

@@ -17,6 +17,11 @@ export function isServing(pod: V1Pod): boolean {
   return isPodReady(pod) && typeof pod.status?.podIP === 'string' && pod.status.podIP !== '';
 }
 
+/** Who said a handed-out pod can serve: the kubelet (Ready) or its agent, asked directly before that (for logs). */
+export function readyBy(pod: V1Pod): 'kubelet' | 'agent' {
+  return isServing(pod) ? 'kubelet' : 'agent';
+}
+
 /** Neither finished (Failed/Succeeded) nor being deleted — Go discovery took Terminating pods (Go §18.14). */
 export function isLive(pod: V1Pod): boolean {
   return !isTerminal(pod) && !isTerminating(pod);

@@ -4,7 +4,7 @@
  * a strict agent and pod/error fixtures.
  */
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
-import { AgentError, AgentErrorCode, type OutputResponse } from '@cli-mcp/agent-client';
+import { AgentError, AgentErrorCode, type HealthResponse, type OutputResponse } from '@cli-mcp/agent-client';
 import { INSTANCE_LABEL, COMPONENT_LABEL, SANDBOX_COMPONENT, SESSION_ID_LABEL, type SandboxPodConfig, validateSandboxPodConfig } from '@cli-mcp/podspec';
 import type { DeletePreconditions, KubeApi, PodList, PodListQuery, PodMergePatch, PodWatchEnd } from '../kube-api.port.js';
 import { KubeError } from '../kube-error.js';
@@ -98,6 +98,24 @@ export class StrictAssignAgent {
   unexpected = 0;
   private handler?: (baseUrl: string, token: string, signal?: AbortSignal) => Promise<void>;
   private outputHandler?: (baseUrl: string, token: string) => Promise<OutputResponse>;
+  readonly healthCalls: string[] = [];
+  private healthHandler?: (baseUrl: string, signal?: AbortSignal) => Promise<HealthResponse>;
+
+  /** Answers the direct readiness probe's `GET /health` (agent-probe.ts); without a handler a probe is unexpected. */
+  onHealth(handler: (baseUrl: string, signal?: AbortSignal) => Promise<HealthResponse>): this {
+    this.healthHandler = handler;
+    return this;
+  }
+
+  health(baseUrl: string, signal?: AbortSignal): Promise<HealthResponse> {
+    this.healthCalls.push(baseUrl);
+    const handler = this.healthHandler;
+    if (!handler) {
+      this.unexpected++;
+      return Promise.reject(new Error('unexpected health'));
+    }
+    return Promise.resolve().then(() => handler(baseUrl, signal));
+  }
 
   onAssign(handler: (baseUrl: string, token: string, signal?: AbortSignal) => Promise<void>): this {
     this.handler = handler;
@@ -158,6 +176,8 @@ export interface PodFixture {
   rv?: string;
   uid?: string;
   deleting?: boolean;
+  /** The container runs (phase Running, an IP, a running container status) whatever `ready` says. */
+  started?: boolean;
 }
 
 /** A pod as listed from the API. Default: Running, Ready, with an IP. */
@@ -178,9 +198,10 @@ export function pod(fixture: PodFixture): V1Pod {
       ...(fixture.deleting ? { deletionTimestamp: new Date('2026-07-29T11:00:00Z') } : {}),
     },
     status: {
-      phase: fixture.phase ?? (ready ? 'Running' : 'Pending'),
-      podIP: fixture.ip ?? (ready ? '10.0.0.1' : undefined),
+      phase: fixture.phase ?? (ready || fixture.started ? 'Running' : 'Pending'),
+      podIP: fixture.ip ?? (ready || fixture.started ? '10.0.0.1' : undefined),
       conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+      ...(fixture.started ? { containerStatuses: [{ name: 'sandbox', image: 'sandbox', imageID: '', ready, restartCount: 0, state: { running: {} } }] } : {}),
     },
   };
 }

@@ -9,6 +9,7 @@ import type { AgentCommand } from './agent-process.js';
 import { LoopbackIpPool } from './ip-pool.js';
 import { removeSandboxDirs } from './pod-sandbox.js';
 import { PodRuntime, type RuntimeSettings } from './pod-runtime.js';
+import type { ProbeTimingOverride } from './probe.js';
 
 /** Options of the kubelet simulator. */
 export interface KubeletOptions {
@@ -27,6 +28,8 @@ export interface KubeletOptions {
    * 500 ms). Probe timeouts are not scaled below 1 s. Default 1.
    */
   speedup?: number;
+  /** Replaces every pod's readiness probe delay and/or period (real milliseconds, not divided by `speedup`). */
+  readinessTiming?: ProbeTimingOverride;
   /** First restart back-off after a crash, before `speedup` (doubles per crash, capped at 300 s). Default 10 000. */
   restartBackoffMs?: number;
   /** Cap on the SIGTERM → SIGKILL wait when a pod is deleted (the pod's grace may be longer). Default 30 000. */
@@ -76,6 +79,7 @@ export class KubeletSimulator {
       agentPort: options.agentPort ?? 8090,
       schedulingDelayMs: options.schedulingDelayMs ?? 0,
       speedup: Math.max(1, options.speedup ?? 1),
+      readinessTiming: options.readinessTiming ?? {},
       restartBackoffMs: (options.restartBackoffMs ?? 10_000) / Math.max(1, options.speedup ?? 1),
       maxTerminationGraceMs: options.maxTerminationGraceMs ?? 30_000,
       workRoot: options.workRoot ?? mkdtempSync(join(tmpdir(), 'fake-kubelet-')),

@@ -8,7 +8,7 @@ import { resolveContainerEnv, type SecretLookup } from './env-resolver.js';
 import type { LoopbackIpPool } from './ip-pool.js';
 import { agentPortOf, allocatePodAddress, mapPath, prepareSandboxDirs, removeSandboxDirs, type SandboxDirs } from './pod-sandbox.js';
 import { setCondition, setContainerStatus, setReady, statusOf, type ContainerState } from './pod-status.js';
-import { planReadinessProbe, runProbe } from './probe.js';
+import { planReadinessProbe, runProbe, type ProbeTimingOverride } from './probe.js';
 
 type Json = Record<string, unknown>;
 
@@ -19,6 +19,7 @@ export interface RuntimeSettings {
   agentPort: number;
   schedulingDelayMs: number;
   speedup: number;
+  readinessTiming: ProbeTimingOverride;
   restartBackoffMs: number;
   maxTerminationGraceMs: number;
   workRoot: string;
@@ -234,7 +235,7 @@ export class PodRuntime {
   }
 
   private probeLoop(generation: number, container: Json): void {
-    const plan = planReadinessProbe(container, this.ip as string, this.deps.settings.speedup);
+    const plan = planReadinessProbe(container, this.ip as string, this.deps.settings.speedup, this.deps.settings.readinessTiming);
     let successes = 0;
     let failures = 0;
     const tick = async (): Promise<void> => {

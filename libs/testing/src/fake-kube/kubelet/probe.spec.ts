@@ -14,6 +14,14 @@ describe(planReadinessProbe.name, () => {
     });
   });
 
+  it('takes a kubelet-wide delay/period override in real milliseconds, keeping the rest of the probe', () => {
+    const container = { readinessProbe: { httpGet: { port: 8090, path: '/health' }, initialDelaySeconds: 1, periodSeconds: 2, failureThreshold: 5 } };
+    expect(planReadinessProbe(container, '127.0.0.4', 20, { initialDelayMs: 0, periodMs: 60_000 }).timing).toEqual({
+      initialDelayMs: 0, periodMs: 60_000, timeoutMs: 1000, successThreshold: 1, failureThreshold: 5,
+    });
+    expect(planReadinessProbe(container, '127.0.0.4', 20, { periodMs: 10_000 }).timing).toMatchObject({ initialDelayMs: 50, periodMs: 10_000 });
+  });
+
   it('supports httpGet with a named port and tcpSocket', () => {
     const container = { ports: [{ name: 'http', containerPort: 9000 }] };
     expect(planReadinessProbe({ ...container, readinessProbe: { httpGet: { port: 'http', path: 'ready' } } }, '127.0.0.3', 1).action).toEqual({

@@ -25,6 +25,15 @@ export interface ReadinessProbePlan {
   timing: ProbeTiming;
 }
 
+/**
+ * Kubelet-wide override of the probes' delay and period in real milliseconds (not scaled by `speedup`): shows what
+ * readiness quantisation costs, e.g. a 10 s period whose first probe comes before the agent listens.
+ */
+export interface ProbeTimingOverride {
+  initialDelayMs?: number;
+  periodMs?: number;
+}
+
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '0.0.0.0', '[::1]']);
 
 function resolvePort(port: unknown, container: Json): number | undefined {
@@ -52,7 +61,14 @@ function execAction(command: unknown, podIp: string): ProbeAction {
  * Interprets a container's readinessProbe for the simulator. `speedup` divides delays and periods (not the
  * timeout, which stays ≥ 1 s so a loaded CI machine does not flap pods).
  */
-export function planReadinessProbe(container: Json, podIp: string, speedup: number): ReadinessProbePlan {
+export function planReadinessProbe(container: Json, podIp: string, speedup: number, override: ProbeTimingOverride = {}): ReadinessProbePlan {
+  const plan = planFromSpec(container, podIp, speedup);
+  plan.timing.initialDelayMs = override.initialDelayMs ?? plan.timing.initialDelayMs;
+  plan.timing.periodMs = override.periodMs ?? plan.timing.periodMs;
+  return plan;
+}
+
+function planFromSpec(container: Json, podIp: string, speedup: number): ReadinessProbePlan {
   const probe = container['readinessProbe'];
   const scale = (seconds: unknown, fallback: number): number => (typeof seconds === 'number' ? seconds : fallback) * 1000 / speedup;
   if (!isJsonObject(probe)) {

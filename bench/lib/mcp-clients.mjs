@@ -1,0 +1,59 @@
+// SDK (v1) MCP clients for whole-call benchmarks: what TARSy's and most hosts' client libraries do per call.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+export const SERVER_BIN = new URL('../../bin/cli-mcp-server.js', import.meta.url).pathname;
+
+/** The bench's environment without the server's own variables (flags decide). */
+export function serverEnv() {
+  return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('CLI_MCP_')));
+}
+
+/**
+ * Spawns `command args` as a stdio MCP server, connects an SDK client; `call()` runs `tool` with `arguments`,
+ * rejecting on a tool error, `close()` ends the process.
+ */
+export async function stdioContestant({ args, tool, toolArguments, cleanup }) {
+  const transport = new StdioClientTransport({ command: process.execPath, args, env: serverEnv(), stderr: 'pipe' });
+  transport.stderr?.resume();
+  const client = new Client({ name: 'cli-mcp-bench', version: '1' });
+  await client.connect(transport);
+  return {
+    call: () => checked(client.callTool({ name: tool, arguments: toolArguments })),
+    close: async () => {
+      await client.close();
+      cleanup?.();
+    },
+  };
+}
+
+/** Our server over stdio with the local backend, in a throw-away state dir. */
+export function ourStdioServer(extraArgs, sessionId) {
+  const dir = mkdtempSync(join(tmpdir(), 'peer-bench-'));
+  return stdioContestant({
+    args: [SERVER_BIN, '--transport', 'stdio', '--session-id', sessionId, '--state-dir', join(dir, 'state'), ...extraArgs],
+    tool: 'bash',
+    toolArguments: { command: 'true' },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  });
+}
+
+/** An SDK client on a running server's `/mcp` with `X-Session-ID`. */
+export async function httpContestant(mcpUrl, sessionId) {
+  const client = new Client({ name: 'cli-mcp-bench', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { 'X-Session-ID': sessionId } } }));
+  return {
+    call: () => checked(client.callTool({ name: 'bash', arguments: { command: 'true' } })),
+    close: () => client.close(),
+  };
+}
+
+async function checked(pending) {
+  const result = await pending;
+  if (result.isError) throw new Error(`tool call failed: ${JSON.stringify(result.content).slice(0, 300)}`);
+  return result;
+}

@@ -1,0 +1,66 @@
+// Side by side with the simplest peer (issue 11): one whole `tools/call` of `true` over the SDK client, ours (local
+// backend, bubblewrap) against `mcp-server-commands` 0.5.0 (a fresh `/bin/sh -c` per call, no sandbox), in the same
+// run, in alternating rounds. The peer speaks stdio only, so our HTTP end-to-end call is set beside its stdio call
+// and beside our agent alone. Loopback only; bounded; stops by itself.
+import { AgentClient } from '../dist/libs/agent-client/src/index.js';
+import { startAgent, stopAgent } from './lib/agent-process.mjs';
+import { httpContestant, ourStdioServer, stdioContestant } from './lib/mcp-clients.mjs';
+import { ensurePeer, PEER_ENTRY, PEER_TOOL } from './lib/peer.mjs';
+import { alternatingRounds, p50WithSpread, p99Of, ratioWithSpread } from './lib/rounds.mjs';
+import { callBash, closeConnections, startServer } from './lib/server-process.mjs';
+import { printTable } from './lib/stats.mjs';
+
+const CALLS = Number(process.env.BENCH_PEER_CALLS ?? 400);
+const ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 3);
+const BWRAP = ['--local-isolation', 'bwrap'];
+
+export async function runPeerBench() {
+  const skipped = ensurePeer();
+  if (skipped) {
+    console.log(`\nPeer benchmark skipped: ${skipped}.`);
+    return;
+  }
+  const opened = [];
+  const open = async (label, start) => {
+    const contestant = await start();
+    opened.push(contestant);
+    return { label, ...contestant };
+  };
+  try {
+    const http = await startServer(BWRAP);
+    opened.push({ close: () => http.stop() });
+    const agentProcess = await startAgent();
+    const agentClient = new AgentClient();
+    opened.push({ close: async () => { agentClient.close(); await stopAgent(agentProcess); } });
+
+    const contestants = [
+      await open('peer: mcp-server-commands 0.5.0, stdio (sh -c per call, no sandbox)', () =>
+        stdioContestant({ args: [PEER_ENTRY], tool: PEER_TOOL, toolArguments: { command: 'true' } })),
+      await open('ours, stdio, local + bwrap, default network (isolated here: Unix-socket agent)', () => ourStdioServer(BWRAP, 'peer-bwrap')),
+      await open('ours, stdio, local + bwrap, --local-network host (TCP loopback agent)', () => ourStdioServer([...BWRAP, '--local-network', 'host'], 'peer-host')),
+      await open('ours, stdio, local, no isolation (TCP loopback agent)', () => ourStdioServer(['--local-isolation', 'none'], 'peer-plain')),
+      await open('ours, HTTP end to end (SDK client → /mcp), local + bwrap, default network', () => httpContestant(http.url, 'peer-http')),
+      { label: 'ours, HTTP end to end (raw keep-alive POST /mcp, no client library), same server', call: () => callBash(http.url, 'peer-http', 'true') },
+      { label: 'ours, agent alone (POST /exec, TCP loopback)', call: () => agentClient.exec(agentProcess.url, agentProcess.token, { command: 'true' }) },
+    ];
+    const results = await alternatingRounds(contestants, { rounds: ROUNDS, calls: CALLS });
+    const [peer, stdioBwrap, stdioHost, stdioPlain, httpBwrap, rawHttp, agentAlone] = results;
+    printTable(
+      `Whole tools/call of \`true\`, side by side, SDK v1 client unless noted (${ROUNDS} alternating rounds × ${CALLS} calls; p50 = median of the round p50s, range in brackets)`,
+      ['path', 'p50 (range)', 'p99', 'ratio to the peer (range)', 'goal'],
+      [
+        [peer.label, p50WithSpread(peer), p99Of(peer), '1', ''],
+        ...[stdioBwrap, stdioHost, stdioPlain].map((r, i) => [r.label, p50WithSpread(r), p99Of(r), ratioWithSpread(r, peer), i === 0 ? '≤ 0.8×' : '']),
+        [httpBwrap.label, p50WithSpread(httpBwrap), p99Of(httpBwrap), ratioWithSpread(httpBwrap, peer), '≤ 0.8×'],
+        [rawHttp.label, p50WithSpread(rawHttp), p99Of(rawHttp), ratioWithSpread(rawHttp, peer), ''],
+        [agentAlone.label, p50WithSpread(agentAlone), p99Of(agentAlone), ratioWithSpread(agentAlone, peer), ''],
+        ['ours, raw HTTP end to end / agent alone', '', '', `${ratioWithSpread(rawHttp, agentAlone)} of the agent`, ''],
+      ],
+    );
+  } finally {
+    for (const contestant of opened.reverse()) await contestant.close().catch(() => undefined);
+    closeConnections();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runPeerBench();
