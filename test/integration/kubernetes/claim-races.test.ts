@@ -21,7 +21,7 @@ describe.skipIf(skipReason)('claim and create races (issue 7), claim tightening 
     await stack?.stop();
   });
 
-  const livePods = (session: string) => stack.pods().filter((p) => labelOf(p, SESSION_ID_LABEL) === session && !p.metadata.deletionTimestamp);
+  const livePods = (session: string) => stack.livePods(session);
   const podOf = (name: string) => stack.cluster.store.get('pods', NAMESPACE, name);
   const agentUrl = (pod: string): string => `http://${stack.cluster.kubelet!.podIp(NAMESPACE, pod)}:8090`;
 

@@ -5,9 +5,9 @@
  * → KubernetesBackend → client-node → fake API server → kubelet simulator → real agents. The overlap is forced by
  * holding the claim's `/assign` or the created pod's start until every request waits, never by timing.
  */
-import { SESSION_ID_LABEL, sessionPodName } from '@cli-mcp/podspec';
+import { sessionPodName } from '@cli-mcp/podspec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INSTANCE, NAMESPACE, deferred, isReadyPod, labelOf, noAbort, skipReason, startKubeStack, type KubeStack, type Replica } from './support/kube-stack.js';
+import { INSTANCE, NAMESPACE, deferred, isReadyPod, noAbort, skipReason, startKubeStack, type KubeStack, type Replica } from './support/kube-stack.js';
 
 describe.skipIf(skipReason)('eager acquisition shares one acquisition with the first command (C-MCP-13, C-K8S-4)', () => {
   let stack: KubeStack;
@@ -18,7 +18,7 @@ describe.skipIf(skipReason)('eager acquisition shares one acquisition with the f
     await stack?.stop();
   });
 
-  const livePods = (session: string) => stack.pods().filter((p) => labelOf(p, SESSION_ID_LABEL) === session && !p.metadata.deletionTimestamp);
+  const livePods = (session: string) => stack.livePods(session);
   const podRequests = (since: number, verb: 'create' | 'patch' | 'delete') => stack.cluster.requests.entries({ verb, resource: 'pods' }).filter((r) => r.seq > since);
   const sinceNow = () => stack.cluster.requests.last()?.seq ?? 0;
 

@@ -19,7 +19,7 @@ describe.skipIf(skipReason)('multi-replica races', () => {
   });
 
   const replicas = (): Replica[] => Array.from({ length: REPLICAS }, () => stack.replica());
-  const sessionPods = (session: string) => stack.pods().filter((p) => labelOf(p, SESSION_ID_LABEL) === session && !p.metadata.deletionTimestamp);
+  const sessionPods = (session: string) => stack.livePods(session);
   const sessionSecrets = (session: string) => stack.secrets().filter((s) => labelOf(s, SESSION_ID_LABEL) === session);
 
   /** 50 first calls spread over the replicas, all at once; every call reports the pod it ran in. */

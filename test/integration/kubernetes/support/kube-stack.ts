@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { AgentClient } from '@cli-mcp/agent-client';
-import { buildWarmPod, validateSandboxPodConfig, warmPodName, type RawSandboxPodConfig, type SandboxPodConfig } from '@cli-mcp/podspec';
+import { SESSION_ID_LABEL, buildWarmPod, validateSandboxPodConfig, warmPodName, type RawSandboxPodConfig, type SandboxPodConfig } from '@cli-mcp/podspec';
 import { KubernetesBackend, SessionManager, SessionMetrics, createKubernetesBackend, type KubernetesBackendLogger } from '@cli-mcp/session';
 import { PODS, SECRETS, startFakeCluster, type FakeCluster, type FakeClusterOptions, type KubeletOptions, type KubeObject } from '@cli-mcp/testing';
 import { randomBytes } from 'node:crypto';
@@ -81,6 +81,8 @@ export interface KubeStack {
   warmPods(count: number): string[];
   /** Pods (or Secrets) in the namespace, read from the store. */
   pods(): KubeObject[];
+  /** The session's pods that are not being deleted. */
+  livePods(session: string): KubeObject[];
   secrets(): KubeObject[];
   stop(): Promise<void>;
 }
@@ -143,6 +145,7 @@ export async function startKubeStack(
       return names;
     },
     pods: () => cluster.store.list('pods', NAMESPACE),
+    livePods: (session) => cluster.store.list('pods', NAMESPACE).filter((p) => labelOf(p, SESSION_ID_LABEL) === session && !p.metadata.deletionTimestamp),
     secrets: () => cluster.store.list('secrets', NAMESPACE).filter((s) => s.metadata.name !== KUBECONFIG_SECRET),
     async stop() {
       await Promise.all(replicas.map((r) => r.stop()));
