@@ -12,6 +12,7 @@ import { buildSessionPod, buildWarmPod } from '@cli-mcp/podspec';
 import { checkRestrictedPodSecurity } from '../../../libs/podspec/src/testing/restricted-pss.js';
 import { controllerConfigOf, deploymentOf } from './support/effective-settings.js';
 import { KUBECTL, kustomizeTargets, render, schemaProblem, selects, type LabelSelector, type Manifest } from './support/rendered.js';
+import { modelName, unknownFields } from './support/unknown-fields.js';
 
 if (!KUBECTL) console.warn('skipping deploy manifest tests: kubectl is not installed (needed for kustomize)');
 const skip = !KUBECTL && process.env['CI'] !== 'true';
@@ -55,6 +56,22 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
       else if (problem !== undefined) problems.push(`${manifest.kind}/${manifest.metadata.name}: ${problem}`);
     }
     expect(problems).toEqual([]);
+  });
+
+  it('has no field the Kubernetes API does not know (client-node model tables), so no typo ships a dropped setting', () => {
+    const found: string[] = [];
+    for (const manifest of manifests()) {
+      const model = modelName(manifest.apiVersion, manifest.kind);
+      // CRDs (ServiceMonitor, PrometheusRule) and the OpenShift Route have no client-node model.
+      if (!model) expect(manifest.apiVersion, `${manifest.kind} has a built-in model`).toMatch(/monitoring\.coreos\.com|route\.openshift\.io/);
+      else found.push(...unknownFields(manifest, model).map((path) => `${manifest.kind}/${manifest.metadata.name}${path}`));
+    }
+    // The sandbox pods the server and controller build from these settings (libs/podspec), too.
+    const { podConfig } = controllerConfigOf(manifests());
+    for (const pod of [buildSessionPod(podConfig, podConfig.instanceName, 's-1', new Date()), buildWarmPod(podConfig, 'warm-1', new Date())]) {
+      found.push(...unknownFields(pod, 'V1Pod').map((path) => `sandbox Pod/${pod.metadata!.name}${path}`));
+    }
+    expect(found).toEqual([]);
   });
 
   it('every pod template passes the restricted Pod Security Standard', () => {
@@ -225,5 +242,33 @@ describe.skipIf(skip)('sandbox egress', () => {
     expect(base.spec.egress).toEqual([]);
     const allow = of('deploy/overlays/investigation-egress', 'NetworkPolicy').find((p) => p.metadata.name.endsWith('-sandbox-egress')) as Manifest & { spec: { egress: Array<{ ports: Array<{ port: number }> }> } };
     expect(allow.spec.egress.flatMap((rule) => rule.ports.map((p) => p.port)).sort((a, b) => a - b)).toEqual([53, 53, 443, 5353, 5353, 6443]);
+  });
+});
+
+describe('the unknown-field check itself', () => {
+  const deployment = (container: Record<string, unknown>, templateMetadata: Record<string, unknown> = { labels: { app: 'x' } }) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'x', labels: { 'any-label': 'is a map key, never a field' } },
+    spec: { selector: { matchLabels: { app: 'x' } }, template: { metadata: templateMetadata, spec: { containers: [container] } } },
+  });
+  const good = { name: 'c', image: 'i', imagePullPolicy: 'Always', env: [{ name: 'A', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }], resources: { limits: { cpu: '1' } } };
+
+  it('passes a Deployment that only uses real fields, whatever its map keys', () => {
+    expect(modelName('apps/v1', 'Deployment')).toBe('V1Deployment');
+    expect(unknownFields(deployment(good), 'V1Deployment')).toEqual([]);
+  });
+
+  it('names every misspelt field with its path, deep in arrays and objects', () => {
+    const typos = { ...good, imagePullPolcy: 'Always', env: [{ name: 'A', valueForm: {} }] };
+    expect(unknownFields(deployment(typos, { lables: { app: 'x' } }), 'V1Deployment')).toEqual([
+      '.spec.template.metadata.lables',
+      '.spec.template.spec.containers[0].env[0].valueForm',
+      '.spec.template.spec.containers[0].imagePullPolcy',
+    ]);
+  });
+
+  it('knows CRDs have no built-in model', () => {
+    expect(modelName('monitoring.coreos.com/v1', 'ServiceMonitor')).toBeUndefined();
   });
 });
