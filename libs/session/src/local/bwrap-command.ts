@@ -17,6 +17,8 @@ export interface BwrapCommandInput {
   network: SandboxNetworkMode;
   /** Set when the server runs as root: the sandbox runs as this user instead. */
   dropTo?: SandboxUser;
+  /** The server's own uid/gid: a server that is not root runs its sandboxes as itself. */
+  serverUser: SandboxUser;
   /** Outer bubblewrap writes its child's pid here (slirp4netns attaches to that process's namespaces). */
   infoFd?: number;
   /** One descriptor per `view.files` entry, carrying its content. */
@@ -29,7 +31,13 @@ export interface BwrapCommandInput {
  *
  * - the outer one builds the filesystem view from host paths (as the server user, so it can reach a state dir
  *   under a private home) and, unless the network is shared, a network namespace owned by a user namespace the
- *   server user owns, so slirp4netns can join it from outside;
+ *   server user owns, so slirp4netns can join it from outside. A server that is not root maps itself to uid 0 of
+ *   that user namespace and keeps its capabilities there: slirp4netns, once it has joined, becomes uid 0 of it
+ *   (`setegid(0)`, or it gives up), and the inner bubblewrap needs them to map the sandbox back to the server's
+ *   uid. Without `--uid 0`, bubblewrap maps the user to 0 anyway (to mount devpts for `--dev`) and then nests a
+ *   second user namespace to map it back — the network namespace stays owned by the first, which no process is
+ *   in, and slirp4netns may not enter it: such a server had no sandbox network at all. Those capabilities reach
+ *   only namespaces the server user owns (never the host's); a root server's outer level is more privileged;
  * - the inner one, started as the sandbox user (root servers: via `setpriv`, since a user namespace made by
  *   root cannot map anyone else), adds the user namespace with nested user namespaces disabled, the pid, ipc, uts
  *   and cgroup namespaces, a new session and no capabilities (C-SEC-3), and re-binds only the view's own paths.
@@ -39,7 +47,7 @@ export function buildBwrapCommand(input: BwrapCommandInput): { command: string; 
   // and the kernel kills everything in the namespace. Parent-death signals alone do not reach a root server's
   // sandboxes: the outer launcher drops its capabilities, so it may not signal the sandbox user.
   const outer = ['--die-with-parent', '--unshare-pid'];
-  if (input.dropTo === undefined) outer.push('--unshare-user');
+  if (input.dropTo === undefined) outer.push('--unshare-user', '--uid', '0', '--gid', '0', '--cap-add', 'ALL');
   if (input.network !== 'host') outer.push('--unshare-net');
   if (input.infoFd !== undefined) outer.push('--info-fd', String(input.infoFd));
   outer.push(...parentDirs(input.view));
@@ -58,8 +66,10 @@ export function buildBwrapCommand(input: BwrapCommandInput): { command: string; 
 }
 
 function innerArgs(input: BwrapCommandInput): string[] {
+  // The sandbox's uid: its own when setpriv dropped to it, else the server's (uid 0 of the outer level).
+  const self = input.dropTo === undefined ? ['--uid', String(input.serverUser.uid), '--gid', String(input.serverUser.gid)] : [];
   const args = [
-    '--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup',
+    '--unshare-user', ...self, '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup',
     '--hostname', 'cli-mcp-sandbox', '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
   ];
   args.push(...parentDirs(input.view));

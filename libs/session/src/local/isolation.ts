@@ -2,6 +2,7 @@ import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { SandboxNetworkMode, SandboxUser } from './bwrap-command.js';
 import type { CommandRunner } from './command-runner.js';
 import type { LocalIsolation, LocalNetwork } from './local-backend.options.js';
+import type { NetworkProbe } from './network-probe.js';
 
 const PROBE_TIMEOUT_MS = 10_000;
 
@@ -20,6 +21,8 @@ export interface PostureProbes {
   /** The real two-level bubblewrap command with `true` as the sandbox command, for the given network. */
   bwrapProbe(network: SandboxNetworkMode): { command: string; args: string[] };
   slirpPath: string;
+  /** Attaches slirp4netns to a throw-away isolated sandbox (network-probe.ts); unset where tests fake the network. */
+  networkProbe?: NetworkProbe;
   /** Set when the server runs as root (sandboxes then run as this user). */
   dropTo?: SandboxUser;
 }
@@ -56,11 +59,22 @@ export async function resolvePosture(isolation: LocalIsolation, network: LocalNe
   const user = probes.dropTo ?? 'server';
   if (wanted !== 'isolated') return { isolation: 'bwrap', network: wanted, user, warnings: wanted === 'host' ? [HOST_NETWORK_WARNING] : [] };
   const slirp = await probes.runner.run(probes.slirpPath, ['--version'], PROBE_TIMEOUT_MS);
-  if (slirp.ok) return { isolation: 'bwrap', network: 'isolated', user, warnings: [] };
-  if (network === 'isolated') {
-    throw unusable(`--local-network=isolated needs slirp4netns, which is not usable here: ${slirp.detail}; install it (Debian package "slirp4netns") or use --local-network=host or none`);
+  if (!slirp.ok) {
+    if (network === 'isolated') {
+      throw unusable(`--local-network=isolated needs slirp4netns, which is not usable here: ${slirp.detail}; install it (Debian package "slirp4netns") or use --local-network=host or none`);
+    }
+    return { isolation: 'bwrap', network: 'host', user, warnings: [`${HOST_NETWORK_WARNING} (--local-network=auto: slirp4netns is not usable: ${slirp.detail})`] };
   }
-  return { isolation: 'bwrap', network: 'host', user, warnings: [`${HOST_NETWORK_WARNING} (--local-network=auto: slirp4netns is not usable: ${slirp.detail})`] };
+  const attach = await probes.networkProbe?.();
+  if (attach === undefined) return { isolation: 'bwrap', network: 'isolated', user, warnings: [] };
+  const problem = `slirp4netns cannot attach to a sandbox here: ${attach}${tunHint(attach)}`;
+  if (network === 'isolated') throw unusable(`--local-network=isolated: ${problem}; fix that or use --local-network=host or none`);
+  return { isolation: 'bwrap', network: 'host', user, warnings: [`${HOST_NETWORK_WARNING} (--local-network=auto: ${problem})`] };
+}
+
+/** The usual cause on a workstation, said plainly: the tun device's mode (udev's default makes it 0666). */
+function tunHint(detail: string): string {
+  return /\/dev\/net\/tun/.test(detail) ? ' — /dev/net/tun must be readable and writable by the server\'s user (udev makes it mode 0666 by default)' : '';
 }
 
 function withoutIsolation(reason?: string): SandboxPosture {

@@ -38,13 +38,17 @@ describe('buildAgentEnv', () => {
 });
 
 describe(buildBwrapCommand.name, () => {
-  const input = { bwrapPath: '/usr/bin/bwrap', setprivPath: '/usr/bin/setpriv', view, fileFds: [5], command: ['/.cli-mcp/node', '/.cli-mcp/agent/main.js'] };
+  const input = {
+    bwrapPath: '/usr/bin/bwrap', setprivPath: '/usr/bin/setpriv', serverUser: { uid: 1000, gid: 1001 }, view, fileFds: [5], command: ['/.cli-mcp/node', '/.cli-mcp/agent/main.js'],
+  };
   const asUser = buildBwrapCommand({ ...input, network: 'isolated', infoFd: 4 });
   const [outer, inner] = asUser.args.join(' ').split(' -- /usr/bin/bwrap ');
 
   it('outer level: host paths into the view, own pid and network namespaces, info fd, nothing else of the host', () => {
     expect(asUser.command).toBe('/usr/bin/bwrap');
-    expect(outer).toMatch(/^--die-with-parent --unshare-pid --unshare-user --unshare-net --info-fd 4 /);
+    // A server that is not root is uid 0, with capabilities, of the user namespace that owns the sandbox's network
+    // namespace: slirp4netns joins it as uid 0, and the inner level maps the sandbox back to the server's uid.
+    expect(outer).toMatch(/^--die-with-parent --unshare-pid --unshare-user --uid 0 --gid 0 --cap-add ALL --unshare-net --info-fd 4 /);
     expect(outer).toContain('--perms 0755 --dir /.cli-mcp ');
     expect(outer).toContain('--ro-bind /usr /usr --symlink usr/bin /bin --ro-bind /etc /etc --ro-bind /repo/dist/sandbox-agent /.cli-mcp/agent');
     expect(outer).toContain('--bind /state/sessions/s1/workspace /workspace --bind /state/sockets/ab /.cli-mcp/socket');
@@ -52,7 +56,7 @@ describe(buildBwrapCommand.name, () => {
   });
 
   it('inner level: user namespace without nested ones, pid/ipc/uts/cgroup namespaces, new session, no capabilities', () => {
-    expect(inner).toMatch(/^--unshare-user --disable-userns --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup --hostname cli-mcp-sandbox --die-with-parent --new-session --cap-drop ALL /);
+    expect(inner).toMatch(/^--unshare-user --uid 1000 --gid 1001 --disable-userns --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup --hostname cli-mcp-sandbox --die-with-parent --new-session --cap-drop ALL /);
     expect(inner).toContain('--ro-bind /.cli-mcp/agent /.cli-mcp/agent');
     expect(inner).toContain('--bind /workspace /workspace --bind /.cli-mcp/socket /.cli-mcp/socket --dev /dev --proc /proc --tmpfs /tmp --dir /var --tmpfs /var/tmp --tmpfs /run');
     expect(inner).toMatch(/--ro-bind-data 5 \/etc\/resolv.conf --remount-ro \/ --chdir \/workspace -- \/.cli-mcp\/node \/.cli-mcp\/agent\/main.js$/);
@@ -63,6 +67,7 @@ describe(buildBwrapCommand.name, () => {
     expect(asRoot).toMatch(/^--die-with-parent --unshare-pid --perms/);
     expect(asRoot).toContain(' -- /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups -- /usr/bin/bwrap --unshare-user --disable-userns');
     expect(asRoot).not.toContain('--unshare-net');
+    expect(asRoot).not.toMatch(/--uid|--cap-add/);
   });
 });
 
@@ -78,7 +83,7 @@ describe(buildLaunchSpec.name, () => {
     const spec = buildLaunchSpec({
       isolation: 'bwrap', nodePath: '/usr/bin/node', agentEntry: '/repo/dist/sandbox-agent/main.js', workspaceHostDir: '/w', hostEnv: {},
       agentEnv: { SANDBOX_MAX_TIMEOUT_SECONDS: '600' },
-      bwrap: { bwrapPath: 'bwrap', setprivPath: 'setpriv', view, network: 'isolated' },
+      bwrap: { bwrapPath: 'bwrap', setprivPath: 'setpriv', serverUser: { uid: 1000, gid: 1000 }, view, network: 'isolated' },
     });
     expect(spec.args.slice(-2)).toEqual(['/.cli-mcp/node', '/.cli-mcp/agent/main.js']);
     expect(spec.extraFds).toEqual([{ kind: 'info' }, { kind: 'data', content: 'nameserver 10.0.2.3\n' }]);

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { AgentEndpoints } from './agent-endpoint.js';
 import type { SandboxUser } from './bwrap-command.js';
 import type { CgroupFs } from './cgroup-limits.js';
+import type { NetworkProbe } from './network-probe.js';
 import type { NetworkAttacher } from './slirp-network.js';
 import type { SessionMetrics } from '../session-metrics.js';
 import type { CommandRunner } from './command-runner.js';
@@ -86,6 +87,11 @@ export interface LocalBackendOptions {
   cgroupFs?: CgroupFs;
   /** How `isolated` sandboxes get their network; default slirp4netns. A port for tests. */
   networkAttacher?: NetworkAttacher;
+  /**
+   * Whether an isolated network can really be attached here, checked once at start (network-probe.ts); default:
+   * a throw-away sandbox gets slirp4netns, unless a test fakes `networkAttacher`. A port for tests.
+   */
+  networkProbe?: NetworkProbe;
   /**
    * Observes the end of a session's agent: `released` (DELETE), `idle` (reaped), `crashed` (exited by itself;
    * the next command recreates it). Called after the process has exited. Must not throw.

@@ -21,7 +21,7 @@ describe(`${LocalBackend.name} posture`, () => {
       await backend.acquire('s1', never());
       expect(backend.isolation).toBe('bwrap');
       // The probe is the real two-level command (network namespace included), with `true` as the sandbox.
-      expect((runner as FakeRunner).runs[0]).toMatch(/^bwrap --die-with-parent --unshare-pid --unshare-user --unshare-net .* bwrap --unshare-user --disable-userns .* -- true$/);
+      expect((runner as FakeRunner).runs[0]).toMatch(/^bwrap --die-with-parent --unshare-pid --unshare-user --uid 0 --gid 0 --cap-add ALL --unshare-net .* bwrap --unshare-user --uid \d+ --gid \d+ --disable-userns .* -- true$/);
       expect((runner as FakeRunner).runs[1]).toBe('slirp4netns --version');
       expect(backend.posture).toMatchObject({ isolation: 'bwrap', network: 'isolated', warnings: [] });
       const spec = launcher.launched[0]!.spec;
@@ -82,13 +82,41 @@ describe(`${LocalBackend.name} posture`, () => {
     });
 
     it('auto falls back to the host network, loudly, when slirp4netns is missing', async () => {
+      const probed: string[] = [];
       const { backend, warnings } = make({
         isolation: 'auto', commandRunner: new FakeRunner({ slirp4netns: { ok: false, detail: 'spawn slirp4netns ENOENT' } }),
+        networkProbe: async () => (probed.push('attach'), undefined),
       });
       await backend.start();
+      expect(probed).toEqual([]);
       expect(backend.posture).toMatchObject({ isolation: 'bwrap', network: 'host' });
       expect(warnings).toEqual([expect.stringMatching(/share the host network.*Debian package "slirp4netns".*--local-network=auto: slirp4netns is not usable: spawn slirp4netns ENOENT/)]);
       expect((await backend.checkHealth()).details).toMatchObject({ network: 'host', warnings });
+    });
+
+    it('asks the attach probe once slirp4netns exists', async () => {
+      const probed: string[] = [];
+      const { backend } = make({ isolation: 'auto', endpoints: new FakeSocketEndpoints(), networkProbe: async () => (probed.push('attach'), undefined) });
+      await backend.start();
+      expect(probed).toEqual(['attach']);
+      expect(backend.posture).toMatchObject({ isolation: 'bwrap', network: 'isolated', warnings: [] });
+    });
+
+    it('auto falls back to the host network, loudly, when slirp4netns exists but cannot attach (e.g. /dev/net/tun mode 0600)', async () => {
+      const { backend, warnings } = make({
+        isolation: 'auto', networkProbe: async () => 'slirp4netns exited before the network was up: open("/dev/net/tun"): Permission denied',
+      });
+      await backend.start();
+      expect(backend.posture).toMatchObject({ isolation: 'bwrap', network: 'host' });
+      expect(warnings).toEqual([expect.stringMatching(
+        /share the host network.*--local-network=auto: slirp4netns cannot attach to a sandbox here: .*Permission denied — \/dev\/net\/tun must be readable and writable by the server's user \(udev makes it mode 0666 by default\)\)$/,
+      )]);
+      expect((await backend.checkHealth()).details).toMatchObject({ network: 'host', warnings });
+    });
+
+    it('explicit isolated whose attach fails is a configuration error naming the flag and the cause', async () => {
+      const { backend } = make({ isolation: 'bwrap', network: 'isolated', networkProbe: async () => 'setns(CLONE_NEWNET): Operation not permitted' });
+      await expect(backend.start()).rejects.toThrow(/^--local-network=isolated: slirp4netns cannot attach to a sandbox here: setns\(CLONE_NEWNET\): Operation not permitted; fix that or use --local-network=host or none$/);
     });
 
     it('explicit isolated without slirp4netns is a configuration error naming the flag', async () => {

@@ -4,12 +4,17 @@ import { buildBwrapCommand, type SandboxNetworkMode, type SandboxUser } from './
 import type { CommandRunner } from './command-runner.js';
 import type { HostFs, RootEntry } from './host-fs.js';
 import { resolvePosture, type SandboxPosture } from './isolation.js';
+import { probeIsolatedNetwork, PROBED_NETWORK, type NetworkProbe } from './network-probe.js';
+import { NodeProcessLauncher } from './node-process-launcher.js';
+import { FIRST_EXTRA_FD } from './process-launcher.js';
 import type { LocalIsolation, LocalNetwork } from './local-backend.options.js';
 import { checkReadOnlyBinds } from './read-only-binds.js';
 import { sandboxResolvConf } from './sandbox-dns.js';
 import type { SpawnerPlan } from './sandbox-spawner.js';
 import { PRIVATE_DIRS, planViewBase, type SandboxView, type ViewBase } from './sandbox-view.js';
 import { Slirp4netnsAttacher, type NetworkAttacher } from './slirp-network.js';
+
+const PROBE_TIMEOUT_MS = 10_000;
 
 /** The uid/gid sandboxes of a root server run as: `nobody`, present on every distribution. */
 export const ROOT_SANDBOX_USER: SandboxUser = { uid: 65534, gid: 65534 };
@@ -19,6 +24,8 @@ export interface SandboxPlanInput {
   network: LocalNetwork;
   /** Resolved: undefined = the server's own user. */
   sandboxUser?: SandboxUser;
+  /** The server process's uid/gid. */
+  serverUser: SandboxUser;
   bwrapPath: string;
   slirpPath: string;
   setprivPath: string;
@@ -32,6 +39,8 @@ export interface SandboxPlanInput {
   /** Overrides for tests; default from the resolved network. */
   endpoints?: AgentEndpoints;
   attacher?: NetworkAttacher;
+  /** Overrides the real attach probe; with a fake `attacher` and no probe, none runs. */
+  networkProbe?: NetworkProbe;
 }
 
 /**
@@ -45,12 +54,19 @@ export interface SandboxPlan extends Omit<SpawnerPlan, 'launch'> {
 }
 
 export async function planSandboxes(input: SandboxPlanInput): Promise<SandboxPlan> {
-  const bwrapBase = { bwrapPath: input.bwrapPath, setprivPath: input.setprivPath, dropTo: input.sandboxUser };
+  const bwrapBase = { bwrapPath: input.bwrapPath, setprivPath: input.setprivPath, dropTo: input.sandboxUser, serverUser: input.serverUser };
   const rootEntries = await input.hostFs.listRoot();
   const bwrapProbe = (network: SandboxNetworkMode) =>
     buildBwrapCommand({ ...bwrapBase, network, view: probeView(rootEntries), fileFds: [], command: ['true'] });
+  const slirp = (): NetworkAttacher => new Slirp4netnsAttacher(input.slirpPath, input.sandboxUser === undefined);
+  const networkProbe = input.networkProbe ?? (input.attacher ? undefined : () => probeIsolatedNetwork({
+    launcher: new NodeProcessLauncher(), attacher: slirp(), timeoutMs: PROBE_TIMEOUT_MS,
+    command: buildBwrapCommand({
+      ...bwrapBase, network: PROBED_NETWORK, view: probeView(rootEntries), fileFds: [], infoFd: FIRST_EXTRA_FD, command: ['sleep', '60'],
+    }),
+  }));
   const posture: SandboxPosture = await resolvePosture(input.isolation, input.network, {
-    runner: input.runner, slirpPath: input.slirpPath, dropTo: input.sandboxUser, bwrapProbe,
+    runner: input.runner, slirpPath: input.slirpPath, dropTo: input.sandboxUser, bwrapProbe, networkProbe,
   });
   const endpoints = input.endpoints ?? agentEndpoints(posture.network, input.stateDir, input.sandboxUser);
   if (posture.isolation === 'none') return { posture, endpoints };
@@ -62,9 +78,7 @@ export async function planSandboxes(input: SandboxPlanInput): Promise<SandboxPla
     hostFs: input.hostFs, nodePath: input.nodePath, agentEntry: input.agentEntry, extraReadOnly,
     resolvConf: sandboxResolvConf(hostResolvConf, posture.network),
   });
-  const attacher = posture.network === 'isolated'
-    ? (input.attacher ?? new Slirp4netnsAttacher(input.slirpPath, input.sandboxUser === undefined))
-    : undefined;
+  const attacher = posture.network === 'isolated' ? (input.attacher ?? slirp()) : undefined;
   return { posture, viewBase, bwrap: bwrapBase, endpoints, attacher, healthProbe: bwrapProbe(posture.network) };
 }
 

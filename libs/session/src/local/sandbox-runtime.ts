@@ -44,10 +44,12 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
   const plan = await planSandboxes({
     isolation: options.isolation ?? 'auto', network: options.network ?? 'auto',
     sandboxUser: sandboxUser === 'server' ? undefined : sandboxUser,
+    serverUser: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
     bwrapPath: options.bwrapPath ?? 'bwrap', slirpPath: options.slirpPath ?? 'slirp4netns',
     setprivPath: options.setprivPath ?? 'setpriv', nodePath, agentEntry: deps.agentEntry,
     stateDir: deps.workspaces.stateDir, readOnlyBinds: options.readOnlyBinds ?? [], secretPaths: options.secretPaths ?? [],
     runner: deps.runner, hostFs: deps.hostFs, endpoints: options.endpoints, attacher: options.networkAttacher,
+    networkProbe: options.networkProbe,
   });
   const { posture } = plan;
   deps.workspaces.setOwner(posture.isolation === 'bwrap' && posture.user !== 'server' ? posture.user : undefined);

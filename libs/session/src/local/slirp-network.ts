@@ -63,7 +63,8 @@ export class Slirp4netnsAttacher implements NetworkAttacher {
     return new Promise<SandboxNetwork>((resolve, reject) => {
       const fail = (reason: string): void => {
         void close();
-        reject(new Error(`slirp4netns ${reason}${stderr.trim() ? `: ${lastLine(stderr)}` : ''}`));
+        const why = problemLines(stderr);
+        reject(new Error(`slirp4netns ${reason}${why ? `: ${why}` : ''}`));
       };
       const onAbort = (): void => fail('was stopped before the network was up');
       if (signal.aborted) return onAbort();
@@ -81,6 +82,12 @@ export class Slirp4netnsAttacher implements NetworkAttacher {
   }
 }
 
-function lastLine(text: string): string {
-  return text.trim().split('\n').at(-1)!.slice(0, 300);
+/**
+ * What slirp4netns said went wrong: its own lines without the "WARNING:" notices it repeats from both processes,
+ * the cause first — it prints the failed call (`open("/dev/net/tun"): Permission denied`) and then only
+ * `child failed(1)`, so a last line alone would hide the cause.
+ */
+export function problemLines(stderr: string): string {
+  const lines = stderr.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('WARNING:'));
+  return [...new Set(lines)].slice(0, 3).join('; ').slice(0, 300);
 }

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -54,6 +54,8 @@ export interface StartOptions {
   readonly args?: readonly string[];
   readonly env?: Record<string, string>;
   readonly stateDir?: string;
+  /** Run the server as this user (util-linux `setpriv`; the caller must be root); its own state dir is theirs. */
+  readonly runAs?: { uid: number; gid: number };
 }
 
 /**
@@ -64,11 +66,13 @@ export async function startHttpServer(options: StartOptions = {}): Promise<Serve
   assertBuilt();
   const ownDir = options.stateDir === undefined ? tempDir('state') : undefined;
   const stateDir = options.stateDir ?? join(ownDir!, 'state');
-  const child = spawn(
-    process.execPath,
-    [SERVER_BIN, '--transport', 'http', '--address', '127.0.0.1:0', '--state-dir', stateDir, ...(options.args ?? [])],
-    { cwd: REPO_ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const server = [SERVER_BIN, '--transport', 'http', '--address', '127.0.0.1:0', '--state-dir', stateDir, ...(options.args ?? [])];
+  const { runAs } = options;
+  if (runAs && ownDir) chownSync(ownDir, runAs.uid, runAs.gid);
+  const [command, args] = runAs
+    ? ['setpriv', [`--reuid=${runAs.uid}`, `--regid=${runAs.gid}`, '--clear-groups', '--inh-caps=-all', '--', process.execPath, ...server]]
+    : [process.execPath, server];
+  const child = spawn(command, args, { cwd: REPO_ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   const stderrChunks: string[] = [];
   const logs: Array<Record<string, unknown>> = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -1,0 +1,65 @@
+/**
+ * The built server as an ordinary user, the way it runs on a laptop (the rest of CI runs as root, whose sandboxes
+ * take another path: setpriv to uid 65534 between two bubblewrap levels). With the default `--local-network auto`
+ * its sandboxes must get the isolated network for real — slirp4netns joins a user namespace the server user owns —
+ * see only the documented paths, and not reach the server (C-SEC-1, C-SEC-2, C-SEC-4). Found this way: a non-root
+ * server answered every command with "slirp4netns exited before the network was up" while /health said isolated.
+ */
+import { accessSync, constants, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { dirname } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bash, connectHttpClient, structuredOf } from './support/mcp-client.js';
+import { REPO_ROOT, useHttpServer } from './support/server-process.js';
+
+const NOBODY = { uid: 65534, gid: 65534 };
+const asNobody = (...command: string[]) => spawnSync('setpriv', [`--reuid=${NOBODY.uid}`, `--regid=${NOBODY.gid}`, '--clear-groups', '--', ...command]);
+
+function skipReason(): string | undefined {
+  if (process.getuid?.() !== 0) return 'not root: this suite itself runs unprivileged, so every e2e test covers this path already';
+  if (asNobody('bwrap', '--unshare-user', '--unshare-net', '--ro-bind', '/', '/', 'true').status !== 0) return 'unprivileged bubblewrap does not work here (user namespaces disabled?)';
+  if (spawnSync('slirp4netns', ['--version']).status !== 0) return 'slirp4netns is not installed (Debian package slirp4netns)';
+  try {
+    accessSync('/dev/net/tun', constants.R_OK | constants.W_OK);
+    if ((statSync('/dev/net/tun').mode & 0o006) !== 0o006) return '/dev/net/tun is not mode 0666 here (udev\'s default on workstations; .ci/run sets it)';
+  } catch {
+    return '/dev/net/tun does not exist here';
+  }
+  for (let dir = REPO_ROOT; dir !== dirname(dir); dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return `the checkout is not reachable by other users (${dir} has no o+x)`;
+  }
+  return undefined;
+}
+const skip = skipReason();
+if (skip) console.warn(`[unprivileged e2e] skipped: ${skip}`);
+
+describe.skipIf(skip !== undefined)('the built server run by an unprivileged user, default settings', () => {
+  let client: Client;
+  const server = useHttpServer({ runAs: NOBODY });
+  beforeAll(async () => {
+    client = await connectHttpClient(server().mcpUrl, 'unprivileged-a');
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('says in /health that sandboxes are isolated with their own network, with no warnings', async () => {
+    const health = (await (await fetch(`${server().baseUrl}/health`)).json()) as { info: { sessions: Record<string, unknown> } };
+    expect(health.info.sessions).toMatchObject({ isolation: 'bwrap', network: 'isolated', sandbox_user: 'server user' });
+    expect(health.info.sessions).not.toHaveProperty('warnings');
+  });
+
+  it('runs commands with shell state in a sandbox that sees only its view and cannot reach the server', async () => {
+    const port = new URL(server().mcpUrl).port;
+    await bash(client, 'cd /tmp && export MARK=kept');
+    const probe = [
+      'pwd; echo "$MARK"; id -u',
+      `for p in /home /root /run/user "${server().stateDir}" "${REPO_ROOT}"; do [ -e "$p" ] && echo "sees $p"; done`,
+      `curl -s --max-time 5 -o /dev/null http://127.0.0.1:${port}/live; echo "curl=$?"`,
+      'ip -brief addr show tap0 | cut -d" " -f1',
+    ].join('; ');
+    const result = structuredOf(await bash(client, probe));
+    expect(result.stdout).toBe(`/tmp\nkept\n${NOBODY.uid}\ncurl=7\ntap0`);
+  });
+});
