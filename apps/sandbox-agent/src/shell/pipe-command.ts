@@ -67,7 +67,7 @@ export class PipeCommand implements StreamReceiver {
 
   begin(command: string, nonce: string, options: ChunkOptions = {}): void {
     this.shell.setReceiver(this);
-    this.shell.write(buildCommandChunk(command, nonce, options));
+    this.shell.writeCommand(buildCommandChunk(command, nonce, options));
   }
 
   stdout(chunk: Buffer): void {

@@ -2,6 +2,7 @@ import { RUNNING_EXIT_CODE } from '@cli-mcp/agent-client';
 import { BackgroundJobs } from './background-jobs.js';
 import { commandShape } from './command-shape.js';
 import { newNonce, STOP_LIST_SIGNAL } from './command-script.js';
+import { removeBodyDirectory } from './command-body.js';
 import { removeFifoDirectory, type FifoChannel } from './fifo-channel.js';
 import { JobHandoff } from './job-handoff.js';
 import { runningResponse } from './yield-responses.js';
@@ -174,6 +175,7 @@ export class ShellEngine {
     this.background.close();
     removeTtyScratch();
     removeFifoDirectory();
+    removeBodyDirectory();
   }
 
   private async runPipe(shell: BashProcess, context: PipeContext, stateReset: boolean): Promise<PipeAttempt> {
