@@ -28,13 +28,12 @@ export class McpController {
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const url = requestUrl(request);
     const sessionId = firstValue(request.headers['x-session-id']);
-    const web = webRequestOf(url, request.headers, reply.raw);
     reply.hijack();
-    if (!(await isLegacyPost(web, request.body))) {
+    if (!isLegacyPost(request.headers, request.body)) {
       // MCP 2026-07-28 (C-MCP-12): the SDK's own stateless handler. Requests before a command start the sandbox.
       const method = requestMethodOf(request.body);
       if (method) this.eager.noticeRequest(sessionId, method);
-      await serveModernPost(this.modern.handler, web, request.body, reply.raw);
+      await serveModernPost(this.modern.handler, webRequestOf(url, request.headers, reply.raw), request.body, reply.raw);
       return;
     }
     // The 2025 revisions: our transport straight onto Node's response (docs/benchmarks.md, "Protocol eras").
@@ -43,6 +42,10 @@ export class McpController {
     const server = this.factory.create(context);
     const transport = new StatelessHttpTransport(reply.raw, { issueClientId: newClientId });
     reply.raw.on('close', () => {
+      // Answered in full: nothing of this POST runs any more, so its Server is left to the GC — closing it would
+      // only build the SDK's "Connection closed" McpError, a stack capture per call (issue 11). A POST that closes
+      // before its answer finished still closes both, which aborts its running handlers (C-MCP-9).
+      if (reply.raw.writableFinished) return;
       void transport.close();
       void server.close();
     });

@@ -61,7 +61,7 @@ export class BashToolService {
     const { tool } = this.config;
     const timeoutSeconds = clampTimeout(timeout, { defaultSeconds: tool.defaultTimeoutSeconds, maxSeconds: tool.maxTimeoutSeconds });
     const agentId = agentRequestId(context.requestId, context.clientId);
-    const call = this.running.register(sessionId, agentId);
+    const call = this.running.register(sessionId, agentId, context.signal);
     const peek = () => this.sessions.peek(sessionId, agentId);
     const stopProgress = startProgress(context.progressToken, tool.progressIntervalMs, context.sendNotification, peek);
     try {
@@ -69,7 +69,7 @@ export class BashToolService {
       // commands do not yield).
       const yieldAfter = !tty && tool.yieldAfterMs > 0 && tool.yieldAfterMs < timeoutSeconds * 1000 ? { yield_after: tool.yieldAfterMs / 1000 } : {};
       const request: ExecRequest = { command, timeout: timeoutSeconds, request_id: agentId, ...(tty ? { tty: true } : {}), ...yieldAfter };
-      const result = await this.sessions.execute(sessionId, request, AbortSignal.any([context.signal, call.signal]));
+      const result = await this.sessions.execute(sessionId, request, call.signal);
       const rendered = renderResult({
         response: result.response,
         sandboxRecreated: result.sandboxRecreated,
