@@ -1,4 +1,5 @@
 import { AGENT_MAX_BODY_BYTES, type ExecRequest } from '@cli-mcp/agent-client';
+import { chosenFieldsLogger } from '@cli-mcp/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
@@ -38,12 +39,17 @@ export interface BashCallContext {
  */
 @Injectable()
 export class BashToolService {
+  /** The per-call `tool_call` record: flat fields chosen below (ids, numbers, an error's message), so no redaction walk. */
+  private readonly logger: Logger;
+
   constructor(
     @Inject(SESSION_SERVICE) private readonly sessions: SessionService,
     @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
-    @Inject(APP_LOGGER) private readonly logger: Logger,
+    @Inject(APP_LOGGER) logger: Logger,
     private readonly running: RunningCalls,
-  ) {}
+  ) {
+    this.logger = chosenFieldsLogger(logger, {});
+  }
 
   async call(args: unknown, context: BashCallContext): Promise<CallToolResult> {
     const { command, timeout, tty } = parseBashArguments(args); // JSON-RPC errors, before any tool error
