@@ -28,12 +28,13 @@ export class McpController {
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const url = requestUrl(request);
     const sessionId = firstValue(request.headers['x-session-id']);
+    const web = webRequestOf(url, request.headers, reply.raw);
     reply.hijack();
-    if (!isLegacyPost(request.headers, request.body)) {
+    if (!(await isLegacyPost(web, request.body))) {
       // MCP 2026-07-28 (C-MCP-12): the SDK's own stateless handler. Requests before a command start the sandbox.
       const method = requestMethodOf(request.body);
       if (method) this.eager.noticeRequest(sessionId, method);
-      await serveModernPost(this.modern.handler, webRequestOf(url, request.headers, reply.raw), request.body, reply.raw);
+      await serveModernPost(this.modern.handler, web, request.body, reply.raw);
       return;
     }
     // The 2025 revisions: our transport straight onto Node's response (docs/benchmarks.md, "Protocol eras").

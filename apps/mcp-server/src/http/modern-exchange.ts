@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { classifyInboundRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 
 /** The POST as a web `Request` (headers only: the body is already parsed), aborted when the client goes away. */
 export function webRequestOf(url: URL, headers: IncomingHttpHeaders, res: ServerResponse): Request {
@@ -18,30 +18,9 @@ export function webRequestOf(url: URL, headers: IncomingHttpHeaders, res: Server
   return new Request(url, { method: 'POST', headers: init, signal: controller.signal });
 }
 
-/**
- * Whether the SDK routes this POST to the 2025 era (`initialize`, no `_meta` envelope claim): C-MCP-12. The SDK's
- * own transport-neutral classifier on the headers Node already parsed — the same decision `isLegacyRequest` makes
- * (it calls this classifier after reading the three headers off a Web `Request`), without building one per call
- * (issue 11; `modern-exchange.spec.ts` checks both agree). A ladder rejection is not legacy: the modern handler
- * answers it.
- */
-export function isLegacyPost(headers: IncomingHttpHeaders, body: unknown): boolean {
-  return classifyInboundRequest({
-    httpMethod: 'POST',
-    body,
-    ...optional('protocolVersionHeader', headerValue(headers['mcp-protocol-version'])),
-    ...optional('mcpMethodHeader', headerValue(headers['mcp-method'])),
-    ...optional('mcpNameHeader', headerValue(headers['mcp-name'])),
-  }).kind === 'legacy';
-}
-
-/** As `Headers.get` reads it: repeated values joined with ", ". */
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
+/** Whether the SDK routes this POST to the 2025 era (`initialize`, no `_meta` envelope claim): C-MCP-12. */
+export function isLegacyPost(request: Request, body: unknown): Promise<boolean> {
+  return isLegacyRequest(request, body);
 }
 
 /** Serves one modern (2026-07-28) POST with the SDK's handler and writes its answer onto Node's response. */

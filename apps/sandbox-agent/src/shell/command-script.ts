@@ -32,7 +32,10 @@
  *   child dies (or between two builtins of a busy builtin loop), which leaves every loop, ours included, so the
  *   rest of the list is skipped while cwd/env are kept. The trap is re-installed with every command in case a user
  *   command replaced it; inside a shell function only that function's loops are left (then the kill sweep and,
- *   as a last resort, replacing the shell apply). It costs nothing while nothing is cancelled.
+ *   as a last resort, replacing the shell apply). It costs nothing while nothing is cancelled. The agent sends the
+ *   signal only once the command's start marker arrived (the head installs the trap and clears `__climcp_s`
+ *   before printing it): earlier, it would reach the previous command's trap outside any loop and be lost. The
+ *   trap also sets `__climcp_s`, which the loop checks before the eval, for a signal landing between the two.
  * - Everything is ONE input line, parsed in full before eval runs: bash 5.2 leaves its parser confused after `eval`
  *   of a string ending in a backslash (a next input line starting with `{` is a syntax error, which ends a
  *   non-interactive shell), so nothing of the protocol may follow the eval on a later line.
@@ -95,7 +98,8 @@ const reset = (status: string): string =>
   `*) __climcp_O=$BASHOPTS; POSIXLY_CORRECT=y; ${removeBuiltinFunction(status)}; unset POSIXLY_CORRECT; ${RESTORE_OPTIONS};; ` +
   'esac';
 
-const STOP_TRAP = 'builtin break 1000000 2>/dev/null';
+/** Sets `__climcp_s` too: a signal that lands between the head and the loop makes the loop skip the command. */
+const STOP_TRAP = '__climcp_s=1; builtin break 1000000 2>/dev/null';
 
 const COMMAND_REDIRECTIONS = '</dev/null >&"$__climcp_o" 2>&"$__climcp_e" {__climcp_o}>&- {__climcp_e}>&-';
 
@@ -104,7 +108,8 @@ const COMMAND_REDIRECTIONS = '</dev/null >&"$__climcp_o" 2>&"$__climcp_e" {__cli
  * protocol's part of the former per-command line, now parsed from a variable instead of read from the pipe.
  */
 const COMMAND_TEXT =
-  `__climcp_b; for __climcp_l in 1; do { builtin eval "$__climcp_x$__climcp_c"; } ${COMMAND_REDIRECTIONS}; done; ` +
+  '__climcp_b; for __climcp_l in 1; do [[ -z ${__climcp_s-} ]] || builtin break; ' +
+  `{ builtin eval "$__climcp_x$__climcp_c"; } ${COMMAND_REDIRECTIONS}; done; ` +
   '{ __climcp_f "$?"; } >/dev/null 2>&1';
 
 /** Printed on the command's stderr when the body file did not hold this command (see `__climcp_b`). */
@@ -141,7 +146,7 @@ export const SHELL_SETUP = [
   // subshell: the eval'd text becomes `( command\n)`), W (a lone wait) or S (in the shell). D/J/W fall back to S when
   // a WORD is an alias or a function (it would not mean what the agent read), under `set -e` (stopping a job would
   // end the shell) and without job control (`set +m`).
-  '__climcp_b() { builtin trap "$__climcp_T" USR1; __climcp_G=; ' +
+  '__climcp_b() { __climcp_s=; builtin trap "$__climcp_T" USR1; __climcp_G=; ' +
     '{ builtin . "$__climcp_F" && [[ $__climcp_G == "$__climcp_g" ]]; } || { __climcp_c=$__climcp_L; __climcp_m=S; }; ' +
     '[[ -n ${__climcp_a-} && $__climcp_m != I ]] && builtin shopt -s expand_aliases; ' +
     'case $__climcp_m in [DJW]) case $- in *e*) __climcp_m=S;; *m*) ;; *) __climcp_m=S;; esac; ' +
