@@ -36,9 +36,9 @@ export async function runPeerBench() {
     const contestants = [
       await open('peer: mcp-server-commands 0.5.0, stdio (sh -c per call, no sandbox)', () =>
         stdioContestant({ args: [PEER_ENTRY], tool: PEER_TOOL, toolArguments: { command: 'true' } })),
-      await open('ours, stdio, local + bwrap, default network (isolated here: Unix-socket agent)', () => ourStdioServer(BWRAP, 'peer-bwrap')),
-      await open('ours, stdio, local + bwrap, --local-network host (TCP loopback agent)', () => ourStdioServer([...BWRAP, '--local-network', 'host'], 'peer-host')),
-      await open('ours, stdio, local, no isolation (TCP loopback agent)', () => ourStdioServer(['--local-isolation', 'none'], 'peer-plain')),
+      await open('ours, stdio, local + bwrap, default network (isolated here)', () => ourStdioServer(BWRAP, 'peer-bwrap')),
+      await open('ours, stdio, local + bwrap, --local-network host (Unix-socket agent since issue 11)', () => ourStdioServer([...BWRAP, '--local-network', 'host'], 'peer-host')),
+      await open('ours, stdio, local, no isolation (Unix-socket agent)', () => ourStdioServer(['--local-isolation', 'none'], 'peer-plain')),
       await open('ours, HTTP end to end (SDK client → /mcp), local + bwrap, default network', () => httpContestant(http.url, 'peer-http')),
       { label: 'ours, HTTP end to end (raw keep-alive POST /mcp, no client library), same server', call: () => callBash(http.url, 'peer-http', 'true') },
       { label: 'ours, agent alone (POST /exec, TCP loopback)', call: () => agentClient.exec(agentProcess.url, agentProcess.token, { command: 'true' }) },

@@ -82,8 +82,8 @@ export async function runServerBench() {
     ['server overhead (difference)', ms(e2eP50 - agentP50), ms(e2eP99 - agentP99), '≤ 1 ms p50, ≤ 5 ms p99'],
   ]);
   printTable(`MCP server: warm call, --local-network isolated vs host (${CALLS} calls each)`, ['network', 'p50', 'p99', 'goal'], [
-    ['host (TCP loopback agent)', ms(e2eP50), ms(e2eP99), ''],
-    ['isolated (Unix-socket agent)', ms(median(warmIsolated)), ms(percentile(warmIsolated, 99)), 'nothing measurable added'],
+    ['host (Unix-socket agent since issue 11; TCP loopback before)', ms(e2eP50), ms(e2eP99), ''],
+    ['isolated (+ slirp4netns; Unix-socket agent)', ms(median(warmIsolated)), ms(percentile(warmIsolated, 99)), 'nothing measurable added'],
   ]);
   printTable(`MCP server: ${SESSIONS} concurrent sessions for ${LOAD_SECONDS} s`, ['calls', 'calls/s', 'p50', 'p99'], [
     [String(load.calls), load.perSecond.toFixed(0), ms(load.p50), ms(load.p99)],

@@ -3,7 +3,7 @@ import { afterEach, expect } from 'vitest';
 import { LocalBackend } from '../src/local/local-backend.js';
 import type { LocalBackendOptions } from '../src/local/local-backend.options.js';
 import { FakeClock, StrictLocalAgent } from './fakes.js';
-import { FakeAttacher, FakeHostFs, FakeLauncher, FakeRunner, FakeWorkspaces } from './local-fakes.js';
+import { FakeAttacher, FakeHostFs, FakeLauncher, FakeRunner, FakeSocketEndpoints, FakeWorkspaces } from './local-fakes.js';
 
 export const key = Buffer.from('k'.repeat(32));
 export const never = (): AbortSignal => new AbortController().signal;
@@ -20,7 +20,7 @@ export function setup(overrides: Partial<LocalBackendOptions> = {}) {
   const backend = new LocalBackend({
     stateDir: '/state', hmacKey: key, agentEntry: '/repo/dist/apps/sandbox-agent/src/main.js', nodePath: '/usr/bin/node',
     isolation: 'none', sandboxUser: 'server', hostEnv: { LANG: 'C.UTF-8', SECRET: 'x' }, idleTimeoutMs: 60_000, stopGraceMs: 5_000,
-    clock, launcher, agent, workspaces, hostFs, commandRunner: runner, networkAttacher: attacher,
+    clock, launcher, agent, workspaces, hostFs, commandRunner: runner, networkAttacher: attacher, endpoints: new FakeSocketEndpoints(),
     logger: { info: () => undefined, warn: (message) => warnings.push(message) },
     ...overrides,
   });

@@ -120,7 +120,7 @@ export class FakeHostFs implements HostFs {
 
 /** In-memory workspace store: records which workspaces exist. */
 export class FakeWorkspaces implements WorkspaceStore {
-  readonly stateDir = '/state';
+  constructor(readonly stateDir = '/state') {}
   readonly sessions = new Map<string, string>();
   readonly warm = new Set<string>();
   prepared = 0;

@@ -31,3 +31,4 @@ export { formatMicroTime, formatTime } from './fake-kube/api/kube-time.js';
 export type { KubeObject, ObjectMeta, Status, StatusDetails, StatusCause } from './fake-kube/api/types.js';
 export { sendRaw, type RawRequest, type RawResponse } from './raw-http/raw-http-client.js';
 export { FakeClock, type ClockLike } from './fake-clock.js';
+export { mcpAnswerMessages } from './raw-http/mcp-answer.js';

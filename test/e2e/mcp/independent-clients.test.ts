@@ -3,17 +3,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, useHttpServer } from './support/server-process.js';
+import { mcpAnswerMessages } from '@cli-mcp/testing';
 
 const run = promisify(execFile);
 const hasCurl = spawnSync('curl', ['--version']).status === 0;
 
-/** JSON-RPC messages of an SSE body (`event: message` / `data: {…}`). */
-function sseMessages(body: string): Array<Record<string, unknown>> {
-  return body
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => JSON.parse(line.slice('data: '.length)) as Record<string, unknown>);
-}
 
 /** Clients that share no code with our server: the inspector CLI (its own SDK copy) and raw curl. */
 describe('independent MCP clients against the built server', () => {
@@ -41,11 +35,11 @@ describe('independent MCP clients against the built server', () => {
   });
 
   describe.skipIf(!hasCurl)('raw curl (stateless: no initialize)', () => {
-    const curl = (body: object, headers: string[] = []): Promise<{ stdout: string }> =>
+    const curl = (body: object, headers: string[] = [], flags: string[] = []): Promise<{ stdout: string }> =>
       run(
         'curl',
         [
-          '-sS', '-N', '-X', 'POST', server().mcpUrl,
+          '-sS', '-N', ...flags, '-X', 'POST', server().mcpUrl,
           '-H', 'content-type: application/json',
           '-H', 'accept: application/json, text/event-stream',
           '-H', 'mcp-protocol-version: 2025-06-18',
@@ -60,16 +54,39 @@ describe('independent MCP clients against the built server', () => {
         { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'bash', arguments: { command: 'echo from-curl' }, _meta: { progressToken: 'p1' } } },
         ['x-session-id: curl-1'],
       );
-      const messages = sseMessages(stdout);
+      const messages = mcpAnswerMessages(stdout);
       const final = messages.at(-1) as { id: number; result: { content: Array<{ text: string }>; structuredContent: { stdout: string } } };
       expect(final.id).toBe(7);
       expect(final.result.structuredContent.stdout).toBe('from-curl');
       expect(final.result.content[0]?.text).toMatch(/^from-curl\n\[exit 0 · \d+ ms\]$/);
     });
 
+    // Issue 11: one write per answer — a quick call is plain JSON with a length; a longer one streams as before.
+    it('gets a quick call answered as application/json with a content-length, a longer one as SSE', async () => {
+      const headed = (command: string) => curl(
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'bash', arguments: { command }, _meta: { progressToken: 'p3' } } },
+        ['x-session-id: curl-json'],
+        ['--include'],
+      );
+      const split = (stdout: string) => {
+        const end = stdout.indexOf('\r\n\r\n');
+        return { head: stdout.slice(0, end).toLowerCase(), body: stdout.slice(end + 4) };
+      };
+      await headed('true');
+      const quick = split((await headed('echo quick')).stdout);
+      expect(quick.head).toMatch(/^http\/1\.1 200/);
+      expect(quick.head).toContain('content-type: application/json');
+      expect(quick.head).toContain(`content-length: ${Buffer.byteLength(quick.body)}`);
+      expect(quick.head).not.toContain('transfer-encoding');
+      expect(JSON.parse(quick.body)).toMatchObject({ id: 3, result: { structuredContent: { stdout: 'quick' } } });
+      const slow = split((await headed('sleep 0.3; echo slow')).stdout);
+      expect(slow.head).toContain('content-type: text/event-stream');
+      expect(mcpAnswerMessages(slow.body).at(-1)).toMatchObject({ id: 3, result: { structuredContent: { stdout: 'slow' } } });
+    });
+
     it('gets a JSON-RPC error for an unknown tool', async () => {
       const { stdout } = await curl({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'nope', arguments: {} } }, ['x-session-id: curl-1']);
-      expect(sseMessages(stdout)[0]).toEqual({ jsonrpc: '2.0', id: 8, error: { code: -32602, message: 'unknown tool "nope"' } });
+      expect(mcpAnswerMessages(stdout)[0]).toEqual({ jsonrpc: '2.0', id: 8, error: { code: -32602, message: 'unknown tool "nope"' } });
     });
 
     it('gets a JSON-RPC error naming the field for a wrong argument type', async () => {
@@ -77,7 +94,7 @@ describe('independent MCP clients against the built server', () => {
         { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'bash', arguments: { command: 'ls', timeout: 'x' } } },
         ['x-session-id: curl-1'],
       );
-      expect(sseMessages(stdout)[0]).toMatchObject({ id: 9, error: { code: -32602, message: expect.stringContaining('"timeout"') } });
+      expect(mcpAnswerMessages(stdout)[0]).toMatchObject({ id: 9, error: { code: -32602, message: expect.stringContaining('"timeout"') } });
     });
 
     // C-MCP-12: the 2026-07-28 wire by hand — server/discover, then a call with the per-request _meta envelope
@@ -95,7 +112,7 @@ describe('independent MCP clients against the built server', () => {
           '-H', 'mcp-protocol-version: 2026-07-28', '-H', `mcp-method: ${method}`, ...headers.flatMap((header) => ['-H', header]),
           '-d', JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: meta } }),
         ], { timeout: 60_000 });
-        return (stdout.trimStart().startsWith('{') ? [JSON.parse(stdout)] : sseMessages(stdout)).at(-1) as { result: Record<string, unknown> };
+        return (stdout.trimStart().startsWith('{') ? [JSON.parse(stdout)] : mcpAnswerMessages(stdout)).at(-1) as { result: Record<string, unknown> };
       };
       const discover = await modern('server/discover', {}, []);
       expect(discover.result).toMatchObject({ supportedVersions: expect.arrayContaining(['2026-07-28']) });
@@ -106,7 +123,7 @@ describe('independent MCP clients against the built server', () => {
 
     it('lists tools without X-Session-ID', async () => {
       const { stdout } = await curl({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-      const [message] = sseMessages(stdout) as Array<{ result: { tools: Array<{ name: string; annotations: object }> } }>;
+      const [message] = mcpAnswerMessages(stdout) as Array<{ result: { tools: Array<{ name: string; annotations: object }> } }>;
       expect(message?.result.tools.map((tool) => tool.name)).toEqual(['bash']);
       expect(message?.result.tools[0]?.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
     });

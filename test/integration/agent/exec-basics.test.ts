@@ -92,9 +92,10 @@ describe('sandbox-agent: command basics', () => {
   it('does not leak the protocol into stderr when the user turns on xtrace', async () => {
     const r = await agent.exec('set -x; echo traced');
     expect(r.stdout).toBe('traced');
-    expect(r.stderr).toBe('++ echo traced');
+    // Three `+`: the user's eval runs inside the eval of the protocol's fixed command text (docs/agent.md, issue 11).
+    expect(r.stderr).toBe('+++ echo traced');
     const next = await agent.exec('echo again; set +x');
-    expect(next.stderr).toBe('++ echo again\n++ set +x');
+    expect(next.stderr).toBe('+++ echo again\n+++ set +x');
     expect((await agent.exec('echo quiet')).stderr).toBe('');
   });
 

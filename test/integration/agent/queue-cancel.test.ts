@@ -133,6 +133,28 @@ describe('sandbox-agent: queue, cancel, idempotency, health while busy', () => {
     expect((await agent.exec('ls after-cancel.txt 2>/dev/null || echo absent')).stdout).toBe('absent');
   });
 
+  // Issue 11: a cancel can reach the agent before bash began the command (the e2e cross-replica cancel did). Bash is
+  // held stopped so the cancel surely lands first; the stop must wait for the command's start, not lose its signal
+  // to the previous command's trap and then replace the shell when the sweep finds nothing.
+  it('a cancel that arrives before bash began the command still skips the rest of the list and keeps the shell', async () => {
+    await agent.exec('export EARLY_KEEP=kept');
+    const bashPid = Number((await agent.exec('echo $$')).stdout);
+    process.kill(bashPid, 'SIGSTOP');
+    let resumed = false;
+    try {
+      const running = agent.exec('sleep 30; echo not-cancelled; touch after-early-cancel.txt', { request_id: 'early-cancel', timeout: 60 });
+      await waitFor(busy, 10_000, 'the command to be taken');
+      expect((await agent.call('POST', '/cancel', { request_id: 'early-cancel' }, auth)).json).toEqual({ cancelled: true });
+      process.kill(bashPid, 'SIGCONT');
+      resumed = true;
+      expect(await running).toMatchObject({ cancelled: true, exit_code: 130, stdout: '', state_reset: false });
+    } finally {
+      if (!resumed) process.kill(bashPid, 'SIGCONT');
+    }
+    const after = await agent.exec('ls after-early-cancel.txt 2>/dev/null || echo "absent $EARLY_KEEP"');
+    expect(after).toMatchObject({ stdout: 'absent kept', state_reset: false });
+  });
+
   it('a reused request_id runs the new command (it only names the command for /cancel)', async () => {
     expect((await agent.exec('echo first', { request_id: 'mcp-1' })).stdout).toBe('first');
     expect((await agent.exec('echo second', { request_id: 'mcp-1' })).stdout).toBe('second');

@@ -129,6 +129,10 @@ describe.skipIf(skip !== undefined)('a bubblewrap sandbox with --local-network h
       const port = (listener.address() as { port: number }).port;
       const seen = await stack.run('s-host', `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3; cat /etc/resolv.conf`);
       expect(seen.response.stdout).toBe(`host\n${readFileSync('/etc/resolv.conf', 'utf8').trimEnd()}`);
+      // Issue 11: only the server → agent hop changed — a Unix socket bound into this sandbox alone, no TCP port.
+      const handle = (await stack.backend.find('s-host'))!;
+      expect(handle.agentUrl).toMatch(/^unix:\/.*\/agent\.sock$/);
+      expect((await stack.run('s-host', 'ls /.cli-mcp/socket')).response.stdout).toBe('agent.sock');
     } finally {
       await stack.close();
       await new Promise((resolve) => listener.close(resolve));

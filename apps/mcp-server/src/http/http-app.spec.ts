@@ -6,6 +6,7 @@ import { execResult, testConfig } from '../../test/fakes.js';
 import { startHttpApp } from '../../test/http-app.js';
 import type { ServerConfig } from '../config/server-config.js';
 import { SERVER_CONFIG, SERVER_CONFIG_NAMESPACE } from '../tokens.js';
+import { mcpAnswerMessages } from '@cli-mcp/testing';
 
 const apps: NestFastifyApplication[] = [];
 
@@ -21,13 +22,6 @@ afterEach(async () => {
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: '127.0.0.1:8080' };
 
-/** The JSON-RPC messages of an SSE response body. */
-function sseMessages(body: string): Array<Record<string, unknown>> {
-  return body
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => JSON.parse(line.slice('data: '.length)) as Record<string, unknown>);
-}
 
 describe('HTTP app', () => {
   it('exposes the one validated configuration through @nestjs/config, without reading the environment', async () => {
@@ -129,7 +123,7 @@ describe('HTTP app', () => {
       ] as const) {
         const response = await app.inject({ method: 'POST', url: '/mcp', headers: MCP_HEADERS, payload: { jsonrpc: '2.0', id, method, params } });
         expect(response.statusCode).toBe(200);
-        const [message] = sseMessages(response.body);
+        const [message] = mcpAnswerMessages(response.body);
         expect(message).toMatchObject({ jsonrpc: '2.0', id });
         expect(message).toHaveProperty('result');
       }
@@ -145,7 +139,7 @@ describe('HTTP app', () => {
         headers: { ...MCP_HEADERS, 'X-SESSION-ID': 'sess-42' },
         payload: { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'bash', arguments: { command: 'echo ok' } } },
       });
-      const [message] = sseMessages(response.body);
+      const [message] = mcpAnswerMessages(response.body);
       expect(message).toMatchObject({ id: 5, result: { content: [{ type: 'text', text: 'ok\n[exit 0 · 5 ms]' }] } });
       expect(sessions.callsOf('execute')[0]?.args[0]).toBe('sess-42');
     });
@@ -158,7 +152,7 @@ describe('HTTP app', () => {
         headers: MCP_HEADERS,
         payload: { jsonrpc: '2.0', id: 6, method: 'tools/call', params: { name: 'bash', arguments: { command: 'ls' } } },
       });
-      expect(sseMessages(response.body)[0]).toMatchObject({
+      expect(mcpAnswerMessages(response.body)[0]).toMatchObject({
         result: { content: [{ type: 'text', text: 'missing X-Session-ID header' }], isError: true },
       });
     });
@@ -172,7 +166,7 @@ describe('HTTP app', () => {
         headers: { ...MCP_HEADERS, 'x-session-id': 's-1' },
         payload: { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'bash', arguments: { command } } },
       });
-      expect(sseMessages(response.body)[0]).toMatchObject({
+      expect(mcpAnswerMessages(response.body)[0]).toMatchObject({
         result: { content: [{ type: 'text', text: 'command is too large (2097152 bytes; the limit is 1048576)' }], isError: true },
       });
       expect(sessions.calls).toEqual([]);

@@ -43,6 +43,10 @@ export class McpController {
     const server = this.factory.create(context);
     const transport = new StatelessHttpTransport(reply.raw, { issueClientId: newClientId });
     reply.raw.on('close', () => {
+      // Answered in full: nothing of this POST runs any more, so its Server is left to the GC — closing it would
+      // only build the SDK's "Connection closed" McpError, a stack capture per call (issue 11). A POST that closes
+      // before its answer finished still closes both, which aborts its running handlers (C-MCP-9).
+      if (reply.raw.writableFinished) return;
       void transport.close();
       void server.close();
     });

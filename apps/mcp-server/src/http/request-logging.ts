@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { chosenFieldsLogger } from '@cli-mcp/common';
 
 /**
  * One structured log line per request on stderr — method, path without query, status, duration; never headers.
- * Logging only: access is decided by the boundary guard on the matched route (C-HTTP-5).
+ * Those four fields are chosen here, so the record skips pino's redaction walk (issue 11). Logging only: access is
+ * decided by the boundary guard on the matched route (C-HTTP-5).
  */
 export function installRequestLogging(fastify: FastifyInstance, logger: Logger): void {
-  const log = logger.child({ component: 'http' });
+  const log = chosenFieldsLogger(logger, { component: 'http' });
   const started = new WeakMap<object, number>();
   fastify.addHook('onRequest', async (request) => {
     started.set(request.raw, performance.now());

@@ -134,6 +134,36 @@ describe(StatelessHttpTransport.name, () => {
     expect(harness.closed).toBe(1);
   });
 
+  // Issue 11: one write per answer where nothing else has to be streamed.
+  it('answers a quick call that sends nothing before its result as application/json with a content-length', async () => {
+    const harness = await serve({ silent: true });
+    const reply = await post(harness.url, call(7));
+    expect(reply.status).toBe(200);
+    expect(reply.headers['content-type']).toBe('application/json');
+    expect(reply.headers['transfer-encoding']).toBeUndefined();
+    expect(Number(reply.headers['content-length'])).toBe(Buffer.byteLength(reply.body));
+    expect(JSON.parse(reply.body)).toEqual({ jsonrpc: '2.0', id: 7, result: { content: [{ type: 'text', text: 'ran 7' }] } });
+    expect(harness.closed).toBe(1);
+  });
+
+  it('issues the client id with a JSON initialize answer too', async () => {
+    const harness = await serve({ issueClientId: () => 'issued-2' });
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+    const reply = await post(harness.url, init);
+    expect(reply.headers).toMatchObject({ 'content-type': 'application/json', 'mcp-session-id': 'issued-2' });
+    expect(JSON.parse(reply.body)).toMatchObject({ id: 1, result: { protocolVersion: '2025-06-18' } });
+  });
+
+  it('keeps SSE for a silent call that runs past the header deadline, and for a batch', async () => {
+    const harness = await serve({ toolDelayMs: 120, silent: true });
+    const slow = await post(harness.url, call(1));
+    expect(slow.headers['content-type']).toBe('text/event-stream');
+    expect(events(slow.body)).toMatchObject([{ id: 1 }]);
+    const batch = await post(harness.url, [call(2), call(3)]);
+    expect(batch.headers['content-type']).toBe('text/event-stream');
+    expect(events(batch.body).map((m) => m.id).sort()).toEqual([2, 3]);
+  });
+
   it('keeps the stream open until every request of a batch is answered', async () => {
     const harness = await serve({ toolDelayMs: 20 });
     const reply = await post(harness.url, [call(1), call(2), { jsonrpc: '2.0', id: 3, method: 'tools/list' }]);

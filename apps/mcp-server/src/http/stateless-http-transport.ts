@@ -8,7 +8,10 @@ import { CLIENT_ID_PATTERN } from './client-id.js';
 const MAX_BATCH = 100;
 /** An SSE comment this often keeps proxies from cutting a long, silent command (SDK parity: 15 s). */
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
-/** Headers wait for the first event (one write for a quick call) at most this long. */
+/**
+ * A call answered within this long, with nothing sent before its result, is answered as one `application/json`
+ * body with a `content-length` (one write, issue 11); otherwise the SSE stream's headers leave by then.
+ */
 const HEADER_DELAY_MS = 50;
 
 const SSE_HEADERS = {
@@ -36,7 +39,9 @@ export interface IncomingPost {
  * One stateless streamable-HTTP POST (C-MCP-8), written straight onto Node's response. Same wire behaviour as the
  * SDK's `StreamableHTTPServerTransport` without a session (406/415/400 with the same JSON-RPC bodies, 202 for
  * notifications, one SSE stream per POST that ends after the last response, keep-alive comments), without its
- * Web-streams adapter, which cost ~1 ms of CPU per call (docs/server.md, "Streamable HTTP transport").
+ * Web-streams adapter, which cost ~1 ms of CPU per call (docs/server.md, "Streamable HTTP transport"). A POST with
+ * one request whose response is the first thing it sends, within HEADER_DELAY_MS, gets that response as plain JSON
+ * instead (the client accepts both: it must list both in Accept, which `refuse` checks).
  */
 export class StatelessHttpTransport implements Transport {
   onclose?: () => void;
@@ -45,7 +50,10 @@ export class StatelessHttpTransport implements Transport {
   private readonly open = new Set<RequestId>();
   private readonly keepAliveMs: number;
   private readonly issueClientId: (() => string) | undefined;
+  /** The POST carried requests (it is answered with 200); `streaming` once that answer is an SSE stream. */
+  private answering = false;
   private streaming = false;
+  private clientIdHeader: Record<string, string> = {};
   private closed = false;
   private keepAlive?: NodeJS.Timeout;
   private headerTimer?: NodeJS.Timeout;
@@ -93,11 +101,11 @@ export class StatelessHttpTransport implements Transport {
       for (const message of messages) this.onmessage?.(message, extra);
       return;
     }
-    this.streaming = true;
-    const clientId = initialize && this.issueClientId ? { 'mcp-session-id': this.issueClientId() } : {};
-    this.res.writeHead(200, { ...SSE_HEADERS, ...clientId });
+    this.answering = true;
+    if (initialize && this.issueClientId) this.clientIdHeader = { 'mcp-session-id': this.issueClientId() };
+    // A batch answers as a stream (several responses); one request waits to see whether JSON will do.
+    if (this.open.size > 1) this.stream();
     this.headerTimer = setTimeout(() => this.flushHeaders(), HEADER_DELAY_MS);
-    this.keepAlive = setInterval(() => this.write(': keepalive\n\n'), this.keepAliveMs);
     for (const message of messages) this.onmessage?.(message, extra);
   }
 
@@ -105,24 +113,48 @@ export class StatelessHttpTransport implements Transport {
     const isResponse = 'id' in message && !('method' in message);
     const requestId = isResponse ? message.id : options?.relatedRequestId;
     // Stateless: no standalone stream, so messages not tied to this POST's requests have nowhere to go.
-    if (!this.streaming || requestId === undefined || !this.open.has(requestId)) {
+    if (!this.answering || requestId === undefined || !this.open.has(requestId)) {
       if (isResponse) return Promise.reject(new Error(`No connection established for request ID: ${String(requestId)}`));
       return Promise.resolve();
     }
-    const event = `event: message\ndata: ${JSON.stringify(message)}\n\n`;
     if (isResponse) this.open.delete(requestId);
-    if (isResponse && this.open.size === 0) this.finish(event);
+    const last = isResponse && this.open.size === 0;
+    if (last && !this.streaming) {
+      this.answerJson(JSON.stringify(message));
+      return Promise.resolve();
+    }
+    this.stream();
+    const event = `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+    if (last) this.finish(event);
     else this.write(event);
     return Promise.resolve();
   }
 
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    this.closed = true;
     this.stopTimers();
+    // Ended before its answer (shutdown, or the client left): an empty stream, as before issue 11.
+    if (this.answering) this.stream();
+    this.closed = true;
     if (!this.res.writableEnded) this.res.end();
     this.onclose?.();
     return Promise.resolve();
+  }
+
+  /** From here on the answer is an SSE stream (idempotent). */
+  private stream(): void {
+    if (this.streaming || this.res.writableEnded) return;
+    this.streaming = true;
+    this.res.writeHead(200, { ...SSE_HEADERS, ...this.clientIdHeader });
+    this.keepAlive = setInterval(() => this.write(': keepalive\n\n'), this.keepAliveMs);
+  }
+
+  /** The only response, before anything else was sent: status, headers and body in one write. */
+  private answerJson(body: string): void {
+    this.stopTimers();
+    if (this.closed || this.res.writableEnded) return;
+    this.res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...this.clientIdHeader });
+    this.res.end(body);
   }
 
   private write(text: string): void {
@@ -138,8 +170,10 @@ export class StatelessHttpTransport implements Transport {
   }
 
   private flushHeaders(): void {
+    if (this.closed || this.res.writableEnded) return;
+    this.stream();
     // Not `headersSent`: it is true as soon as writeHead ran, while the headers still wait for the first write.
-    if (!this.closed && !this.res.writableEnded) this.res.flushHeaders();
+    this.res.flushHeaders();
   }
 
   private stopTimers(): void {

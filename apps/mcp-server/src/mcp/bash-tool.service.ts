@@ -1,4 +1,5 @@
 import { AGENT_MAX_BODY_BYTES, type ExecRequest } from '@cli-mcp/agent-client';
+import { chosenFieldsLogger } from '@cli-mcp/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Logger } from 'pino';
@@ -38,12 +39,17 @@ export interface BashCallContext {
  */
 @Injectable()
 export class BashToolService {
+  /** The per-call `tool_call` record: flat fields chosen below (ids, numbers, an error's message), so no redaction walk. */
+  private readonly logger: Logger;
+
   constructor(
     @Inject(SESSION_SERVICE) private readonly sessions: SessionService,
     @Inject(SERVER_CONFIG) private readonly config: ServerConfig,
-    @Inject(APP_LOGGER) private readonly logger: Logger,
+    @Inject(APP_LOGGER) logger: Logger,
     private readonly running: RunningCalls,
-  ) {}
+  ) {
+    this.logger = chosenFieldsLogger(logger, {});
+  }
 
   async call(args: unknown, context: BashCallContext): Promise<CallToolResult> {
     const { command, timeout, tty } = parseBashArguments(args); // JSON-RPC errors, before any tool error
@@ -61,7 +67,7 @@ export class BashToolService {
     const { tool } = this.config;
     const timeoutSeconds = clampTimeout(timeout, { defaultSeconds: tool.defaultTimeoutSeconds, maxSeconds: tool.maxTimeoutSeconds });
     const agentId = agentRequestId(context.requestId, context.clientId);
-    const call = this.running.register(sessionId, agentId);
+    const call = this.running.register(sessionId, agentId, context.signal);
     const peek = () => this.sessions.peek(sessionId, agentId);
     const stopProgress = startProgress(context.progressToken, tool.progressIntervalMs, context.sendNotification, peek);
     try {
@@ -69,7 +75,7 @@ export class BashToolService {
       // commands do not yield).
       const yieldAfter = !tty && tool.yieldAfterMs > 0 && tool.yieldAfterMs < timeoutSeconds * 1000 ? { yield_after: tool.yieldAfterMs / 1000 } : {};
       const request: ExecRequest = { command, timeout: timeoutSeconds, request_id: agentId, ...(tty ? { tty: true } : {}), ...yieldAfter };
-      const result = await this.sessions.execute(sessionId, request, AbortSignal.any([context.signal, call.signal]));
+      const result = await this.sessions.execute(sessionId, request, call.signal);
       const rendered = renderResult({
         response: result.response,
         sandboxRecreated: result.sandboxRecreated,

@@ -60,4 +60,26 @@ describe(RunningCalls.name, () => {
     await waiting;
     expect(idle).toBe(true);
   });
+
+  // Issue 11: the call's one signal also follows the request's (a dropped connection), with no AbortSignal.any.
+  it('aborts a call when the request signal it was registered with aborts, with that reason', () => {
+    const sut = new RunningCalls();
+    const request = new AbortController();
+    const call = sut.register('s', 'mcp-1', request.signal);
+    expect(call.signal.aborted).toBe(false);
+    request.abort('client gone');
+    expect(call.signal.aborted).toBe(true);
+    expect(call.signal.reason).toBe('client gone');
+    const late = sut.register('s', 'mcp-2', request.signal);
+    expect(late.signal.aborted).toBe(true);
+  });
+
+  it('stops following the request signal once released', () => {
+    const sut = new RunningCalls();
+    const request = new AbortController();
+    const call = sut.register('s', 'mcp-1', request.signal);
+    call.release();
+    request.abort();
+    expect(call.signal.aborted).toBe(false);
+  });
 });

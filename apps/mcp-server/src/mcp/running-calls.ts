@@ -1,6 +1,9 @@
 /** One running `bash` call, as seen by the registry. */
 export interface RunningCall {
-  /** Aborted by `notifications/cancelled` or at the end of the shutdown grace (C-MCP-9, C-HTTP-4). */
+  /**
+   * Aborted by `notifications/cancelled`, at the end of the shutdown grace (C-MCP-9, C-HTTP-4), or when the signal
+   * given to `register` (the request's) aborts: one signal per call, no `AbortSignal.any` (issue 11).
+   */
   readonly signal: AbortSignal;
   /** Must be called exactly once when the call finishes. */
   release(): void;
@@ -26,9 +29,12 @@ export class RunningCalls {
     return this.count;
   }
 
-  register(sessionId: string, agentRequestId: string): RunningCall {
+  register(sessionId: string, agentRequestId: string, request?: AbortSignal): RunningCall {
     const key = keyOf(sessionId, agentRequestId);
     const controller = new AbortController();
+    const follow = (): void => controller.abort(request?.reason);
+    if (request?.aborted) follow();
+    else request?.addEventListener('abort', follow, { once: true });
     // Clients that got no client id may reuse a JSON-RPC id in one session: keep both; a cancel then names neither.
     const entry = this.calls.get(key) ?? new Set<AbortController>();
     entry.add(controller);
@@ -40,6 +46,7 @@ export class RunningCalls {
       release: () => {
         if (released) return;
         released = true;
+        request?.removeEventListener('abort', follow);
         entry.delete(controller);
         if (entry.size === 0 && this.calls.get(key) === entry) this.calls.delete(key);
         this.count -= 1;

@@ -19,7 +19,7 @@ export interface AgentConfig {
   authToken: string | undefined;
   port: number;
   host: string;
-  /** `SANDBOX_AGENT_SOCKET`: listen on this Unix socket instead of TCP (local sandboxes without network). */
+  /** `SANDBOX_AGENT_SOCKET`: listen on this Unix socket instead of TCP (every local sandbox, issue 11). */
   socketPath: string | undefined;
   /** Initial working directory of the shell. */
   workdir: string;

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { SHELL_SETUP } from './command-script.js';
+import { CommandBodyFile } from './command-body.js';
+import { bodyFileLine, SHELL_SETUP, type CommandChunk } from './command-script.js';
 import { OutputChannel, type StreamName, type StreamReceiver } from './output-channel.js';
 import { readProcTable, signalProcesses } from './proc-table.js';
 
@@ -31,6 +32,7 @@ export class BashProcess {
   private channel: OutputChannel;
   private exit: ShellExit | undefined;
   private readonly exitListeners = new Set<(exit: ShellExit) => void>();
+  private readonly body = new CommandBodyFile();
 
   constructor(options: ShellSpawnOptions, idle: StreamReceiver) {
     this.child = spawn(options.shell, ['--norc', '--noprofile'], {
@@ -52,7 +54,7 @@ export class BashProcess {
     // A write after bash died fails with EPIPE; the exit event reports the death.
     this.child.stdin.on('error', () => undefined);
     this.channel = new OutputChannel({ stdout: this.child.stdout, stderr: this.child.stderr }, idle);
-    this.child.stdin.write(SHELL_SETUP);
+    this.child.stdin.write(SHELL_SETUP + bodyFileLine(this.body.path));
   }
 
   get isAlive(): boolean {
@@ -86,6 +88,13 @@ export class BashProcess {
 
   write(text: string): void {
     if (this.isAlive) this.child.stdin.write(text);
+  }
+
+  /** One command: its body into the body file, then the short line that makes bash read it (command-script.ts). */
+  writeCommand(chunk: CommandChunk): void {
+    if (!this.isAlive) return;
+    this.body.write(chunk.body);
+    this.child.stdin.write(chunk.line);
   }
 
   pause(stream: StreamName): void {
@@ -132,5 +141,6 @@ export class BashProcess {
   dispose(): void {
     this.channel.destroy();
     this.child.stdin.destroy();
+    this.body.remove();
   }
 }

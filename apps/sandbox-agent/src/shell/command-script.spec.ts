@@ -1,6 +1,20 @@
-import { execFileSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
-import { buildCommandChunk, endMarker, singleQuote, startMarker, SHELL_SETUP } from './command-script.js';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bodyFileLine, buildCommandChunk, endMarker, LOST_BODY_NOTICE, newNonce, singleQuote, startMarker, SHELL_SETUP } from './command-script.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'command-script-spec-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs SHELL_SETUP and the chunks in one real bash, the body file written up front (one chunk at a time here). */
+function runInBash(line: string, body: string): { stdout: string; stderr: string } {
+  const path = join(dir, 'body');
+  writeFileSync(path, body);
+  const run = spawnSync('bash', ['--norc', '--noprofile'], { input: SHELL_SETUP + bodyFileLine(path) + line });
+  return { stdout: run.stdout.toString('latin1'), stderr: run.stderr.toString('latin1') };
+}
 
 describe('command-script', () => {
   it.each([
@@ -17,16 +31,46 @@ describe('command-script', () => {
   });
 
   it('never writes a marker literally (nothing echoed by set -v/-x can match)', () => {
-    const nonce = 'aaaabbbbccccddddeeeeffff';
-    const script = SHELL_SETUP + buildCommandChunk("echo 'hi'", nonce);
-    expect(script.includes(startMarker(nonce).toString('latin1'))).toBe(false);
-    expect(script.includes(endMarker(nonce).toString('latin1'))).toBe(false);
+    const nonce = 'aaaabbbbccccdddd';
+    const chunk = buildCommandChunk("echo 'hi'", nonce);
+    for (const text of [SHELL_SETUP, chunk.body, chunk.line]) {
+      expect(text.includes(startMarker(nonce).toString('latin1'))).toBe(false);
+      expect(text.includes(endMarker(nonce).toString('latin1'))).toBe(false);
+    }
   });
 
   it('frames a command in real bash: markers, exit code, no trailing newline', () => {
-    const nonce = '00112233445566778899aabb';
-    const input = SHELL_SETUP + buildCommandChunk("printf abc; printf err >&2; (exit 3)", nonce);
-    const out = execFileSync('bash', ['--norc', '--noprofile'], { input, stdio: ['pipe', 'pipe', 'pipe'] });
-    expect(out.toString('latin1')).toBe(`${startMarker(nonce).toString('latin1')}Sabc${endMarker(nonce).toString('latin1')}3\n`);
+    const nonce = '0011223344556677';
+    const chunk = buildCommandChunk("printf abc; printf err >&2; (exit 3)", nonce);
+    const { stdout, stderr } = runInBash(chunk.line, chunk.body);
+    expect(stdout).toBe(`${startMarker(nonce).toString('latin1')}Sabc${endMarker(nonce).toString('latin1')}3\n`);
+    expect(stderr).toBe(`${startMarker(nonce).toString('latin1')}Serr${endMarker(nonce).toString('latin1')}`);
+  });
+
+  // Issue 11: bash reads a pipe one byte at a time, a sourced file in one read. What travels on the pipe is the same
+  // short line for every command whatever its length; the command itself only in the body.
+  it('sends bash a short line that does not grow with the command; the command travels in the body', () => {
+    const long = `echo ${'x'.repeat(5000)}; for i in 1 2; do echo "$i"; done`;
+    const lines = ['true', long, "it's \\\n odd"].map((command) => buildCommandChunk(command, '0123456789abcdef').line);
+    expect(new Set(lines).size).toBe(1);
+    expect(lines[0]!.length).toBeLessThanOrEqual(64);
+    expect(lines[0]).not.toContain('echo');
+    expect(buildCommandChunk(long, '0123456789abcdef').body).toContain(singleQuote(long));
+  });
+
+  it('runs nothing and says so when the body file holds another command than the line was sent for', () => {
+    const nonce = '0011223344556677';
+    const { stdout, stderr } = runInBash(buildCommandChunk('echo FRESH', nonce).line,
+      buildCommandChunk('echo STALE', 'ffffffffffffffff').body);
+    expect(stdout).toBe(`${startMarker(nonce).toString('latin1')}S${endMarker(nonce).toString('latin1')}1\n`);
+    expect(stderr).toBe(`${startMarker(nonce).toString('latin1')}S${LOST_BODY_NOTICE}\n${endMarker(nonce).toString('latin1')}`);
+  });
+});
+
+describe('newNonce', () => {
+  it('gives 16 hex characters, never the same twice across many refills of its pool', () => {
+    const nonces = Array.from({ length: 5000 }, newNonce);
+    expect(nonces.every((nonce) => /^[0-9a-f]{16}$/.test(nonce))).toBe(true);
+    expect(new Set(nonces).size).toBe(nonces.length);
   });
 });

@@ -32,13 +32,25 @@
  *   child dies (or between two builtins of a busy builtin loop), which leaves every loop, ours included, so the
  *   rest of the list is skipped while cwd/env are kept. The trap is re-installed with every command in case a user
  *   command replaced it; inside a shell function only that function's loops are left (then the kill sweep and,
- *   as a last resort, replacing the shell apply). It costs nothing while nothing is cancelled.
+ *   as a last resort, replacing the shell apply). It costs nothing while nothing is cancelled. The agent sends the
+ *   signal only once the command's start marker arrived (the head installs the trap and clears `__climcp_s`
+ *   before printing it): earlier, it would reach the previous command's trap outside any loop and be lost. The
+ *   trap also sets `__climcp_s`, which the loop checks before the eval, for a signal landing between the two.
  * - Everything is ONE input line, parsed in full before eval runs: bash 5.2 leaves its parser confused after `eval`
  *   of a string ending in a backslash (a next input line starting with `{` is a syntax error, which ends a
  *   non-interactive shell), so nothing of the protocol may follow the eval on a later line.
+ * - One read (issue 11): bash reads its stdin pipe one byte at a time (it must not read past a line) but a sourced
+ *   regular file in one read(2). So the per-command line is short and fixed — `__climcp_g=<nonce>; builtin eval
+ *   "$__climcp_P"` — and the body (`__climcp_c='…'`, the mode, the shape's words, the nonce again) is in the shell's
+ *   body file (command-body.ts), sourced by the head before it turns the user's aliases on. `$__climcp_P` holds the
+ *   protocol's part of the former line (head; the user's eval in its loop; tail), still ONE line parsed in full
+ *   before anything runs; the user's eval stays at top level (no function, no `source`: `BASH_SOURCE`, `return`,
+ *   `declare` behave as typed) — only xtrace shows one more `+` for the extra eval level. A body file that is not
+ *   the one the line was written for (its nonce differs, or it is gone) runs a notice and fails; never a stale
+ *   command. ≈ 280 fewer read(2) per command.
  */
 
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import type { CommandShape } from './command-shape.js';
 
 /** First bytes of every marker; \x1f (unit separator) makes an accidental partial match in real output rare. */
@@ -86,7 +98,23 @@ const reset = (status: string): string =>
   `*) __climcp_O=$BASHOPTS; POSIXLY_CORRECT=y; ${removeBuiltinFunction(status)}; unset POSIXLY_CORRECT; ${RESTORE_OPTIONS};; ` +
   'esac';
 
-const STOP_TRAP = 'builtin break 1000000 2>/dev/null';
+/** Sets `__climcp_s` too: a signal that lands between the head and the loop makes the loop skip the command. */
+const STOP_TRAP = '__climcp_s=1; builtin break 1000000 2>/dev/null';
+
+const COMMAND_REDIRECTIONS = '</dev/null >&"$__climcp_o" 2>&"$__climcp_e" {__climcp_o}>&- {__climcp_e}>&-';
+
+/**
+ * What every command line evals (issue 11, "One read"): head, the user's eval in the one-iteration loop, tail — the
+ * protocol's part of the former per-command line, now parsed from a variable instead of read from the pipe.
+ */
+const COMMAND_TEXT =
+  '__climcp_b; for __climcp_l in 1; do [[ -z ${__climcp_s-} ]] || builtin break; ' +
+  `{ builtin eval "$__climcp_x$__climcp_c"; } ${COMMAND_REDIRECTIONS}; done; ` +
+  '{ __climcp_f "$?"; } >/dev/null 2>&1';
+
+/** Printed on the command's stderr when the body file did not hold this command (see `__climcp_b`). */
+export const LOST_BODY_NOTICE = '[cli-mcp: the command did not reach the shell (its body file was changed); nothing ran]';
+const LOST_BODY = `builtin printf '%s\\n' ${singleQuote(LOST_BODY_NOTICE)} >&2; builtin false`;
 
 /**
  * Run once after the shell starts. Head and tail run with stdout/stderr on /dev/null (the head by its definition,
@@ -108,18 +136,24 @@ export const SHELL_SETUP = [
   // the yield point can be stopped and continued in the background as `%N`.
   'set -m; __climcp_a=1; __climcp_x=',
   `__climcp_p=$'\\x1f__CLIMCP_'; __climcp_T=${singleQuote(STOP_TRAP)}; __climcp_N=${singleQuote(BUILTIN_REMOVED_NOTICE)}`,
-  // Head `__climcp_b MARKER MODE [WORDS…]`: re-install the stop trap (see the header), turn the user's aliases back
-  // on for the eval (not for the agent's internal scripts, MODE I), print the start markers followed by the mode the
-  // command runs in (C-MCP-11, command-shape.ts): D (detachable job), J (run as a subshell: `__climcp_j`), W (a
-  // lone wait) or S (in the shell). D/J/W fall back to S when a WORD is an alias or a function (it would not mean
-  // what the agent read), under `set -e` (stopping a job would end the shell) and without job control (`set +m`).
-  '__climcp_b() { builtin trap "$__climcp_T" USR1; __climcp_g=$1; __climcp_m=$2; ' +
-    '[[ -n ${__climcp_a-} && $2 != I ]] && builtin shopt -s expand_aliases; ' +
-    'case $2 in [DJW]) __climcp_j=; case $- in *e*) __climcp_m=S;; *m*) ;; *) __climcp_m=S;; esac; builtin shift 2; ' +
-    'for __climcp_i; do if [[ -n ${BASH_ALIASES[$__climcp_i]+x} ]] || builtin declare -F -- "$__climcp_i"; then __climcp_m=S; builtin break; fi; done; ' +
-    '[[ $__climcp_m == J ]] && __climcp_j=1;; I) __climcp_m=S;; esac; ' +
-    'builtin printf \'%s%s%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_o"; ' +
-    'builtin printf \'%s%s%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_e"; } >/dev/null 2>&1',
+  // The fixed text every command line evals (see "One read" above), and the body used when the body file was not
+  // the one this line was written for (it was removed or replaced meanwhile): the command fails, nothing hangs.
+  `__climcp_P=${singleQuote(COMMAND_TEXT)}; __climcp_L=${singleQuote(LOST_BODY)}`,
+  // Head `__climcp_b` (the nonce is in `$__climcp_g`): re-install the stop trap (see the header), read the body file
+  // (`__climcp_c`, the mode `__climcp_m`, the words `__climcp_W`, the nonce it was written for `__climcp_G`), turn the
+  // user's aliases back on for the eval (not for the agent's internal scripts, MODE I), print the start markers
+  // followed by the mode the command runs in (C-MCP-11, command-shape.ts): D (detachable job), J (run as a
+  // subshell: the eval'd text becomes `( command\n)`), W (a lone wait) or S (in the shell). D/J/W fall back to S when
+  // a WORD is an alias or a function (it would not mean what the agent read), under `set -e` (stopping a job would
+  // end the shell) and without job control (`set +m`).
+  '__climcp_b() { __climcp_s=; builtin trap "$__climcp_T" USR1; __climcp_G=; ' +
+    '{ builtin . "$__climcp_F" && [[ $__climcp_G == "$__climcp_g" ]]; } || { __climcp_c=$__climcp_L; __climcp_m=S; }; ' +
+    '[[ -n ${__climcp_a-} && $__climcp_m != I ]] && builtin shopt -s expand_aliases; ' +
+    'case $__climcp_m in [DJW]) case $- in *e*) __climcp_m=S;; *m*) ;; *) __climcp_m=S;; esac; ' +
+    'for __climcp_i in "${__climcp_W[@]}"; do if [[ -n ${BASH_ALIASES[$__climcp_i]+x} ]] || builtin declare -F -- "$__climcp_i"; then __climcp_m=S; builtin break; fi; done; ' +
+    `[[ $__climcp_m == J ]] && __climcp_c="( $__climcp_c"$'\\n'")";; I) __climcp_m=S;; esac; ` +
+    'builtin printf \'%s%sS%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_o"; ' +
+    'builtin printf \'%s%sS%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_e"; } >/dev/null 2>&1',
   // `__climcp_y OUT ERR MARKER` (C-MCP-11): the stopped job keeps the shell's current output streams; the shell moves
   // to the FIFOs OUT/ERR (in POSIX mode, so `exec` is the builtin), continues the job in the background and says so
   // with MARKER on the new stdout.
@@ -127,14 +161,14 @@ export const SHELL_SETUP = [
     'exec {__climcp_o}>&- {__climcp_e}>&-; exec >"$1" 2>"$2" {__climcp_o}>&1 {__climcp_e}>&2; ' +
     `if [[ -n $__climcp_q ]]; then unset POSIXLY_CORRECT; ${RESTORE_OPTIONS}; fi; __climcp_q=; ` +
     'builtin bg %+ >/dev/null 2>&1; builtin printf \'%s%s\' "$__climcp_p" "$3" >&"$__climcp_o"; }',
-  // Tail `__climcp_f STATUS MARKER`: reset (above); a user's -x/-v go off here and back on, by `$__climcp_x`, inside
+  // Tail `__climcp_f STATUS`: reset (above); a user's -x/-v go off here and back on, by `$__climcp_x`, inside
   // the next eval; notice; end markers.
   // (The prefix is a line of its own, so `set -v` echoes the user's command as bash reads it, as in a terminal.)
   `__climcp_f() { case $- in *[xv]*) __climcp_x="\\builtin set -\${-//[^xv]/}"$'\\n';; *) __climcp_x=;; esac; ${reset('"$1"')}; ` +
     '[[ -n $__climcp_x ]] && builtin set +xv; ' +
     'if [[ -n ${__climcp_n-} ]]; then __climcp_n=; builtin printf \'%s\\n\' "$__climcp_N" >&"$__climcp_e"; fi; ' +
-    'builtin printf \'%s%s%d\\n\' "$__climcp_p" "$2" "$1" >&"$__climcp_o"; ' +
-    'builtin printf \'%s%s\' "$__climcp_p" "$2" >&"$__climcp_e"; }',
+    'builtin printf \'%s%sE%d\\n\' "$__climcp_p" "$__climcp_g" "$1" >&"$__climcp_o"; ' +
+    'builtin printf \'%s%sE\' "$__climcp_p" "$__climcp_g" >&"$__climcp_e"; }',
   '',
 ].join('\n');
 
@@ -143,12 +177,22 @@ export function singleQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
 
+/** Random bytes drawn from the kernel 512 at a time: one `getrandom` per 64 nonces instead of one per command. */
+const nonceBytes = Buffer.alloc(512);
+let nonceOffset = nonceBytes.length;
+
 /**
  * A fresh marker nonce per command: 64 random bits (an accidental match in output is ~2^-64 per position) in 16
- * hex characters. It appears twice in every chunk, which bash reads one byte at a time (~0.5 µs each).
+ * hex characters, each nonce independent of every other (issue 11 kept this rather than one prefix per shell plus a
+ * counter: a background job that once saw `$__climcp_g` could then predict every later marker).
  */
 export function newNonce(): string {
-  return randomBytes(8).toString('hex');
+  if (nonceOffset === nonceBytes.length) {
+    randomFillSync(nonceBytes);
+    nonceOffset = 0;
+  }
+  nonceOffset += 8;
+  return nonceBytes.toString('hex', nonceOffset - 8, nonceOffset);
 }
 
 export function startMarker(nonce: string): Buffer {
@@ -172,24 +216,30 @@ export type RunMode = 'S' | 'D' | 'J' | 'W';
 
 const MODE_OF: Record<CommandShape['kind'], RunMode> = { shell: 'S', job: 'D', subshell: 'J', wait: 'W' };
 
-const COMMAND_REDIRECTIONS = '</dev/null >&"$__climcp_o" 2>&"$__climcp_e" {__climcp_o}>&- {__climcp_e}>&-';
-const EVAL = 'builtin eval "$__climcp_x$__climcp_c"';
-const SUBSHELL_EVAL = `builtin eval "$__climcp_x( $__climcp_c"$'\\n'")"`;
+/** What the agent sends for one command: `body` goes to the shell's body file first, then `line` to its stdin. */
+export interface CommandChunk {
+  body: string;
+  line: string;
+}
 
-/** One chunk per command; `nonce` is fresh random hex. The command must not contain NUL (checked by the caller). */
-export function buildCommandChunk(command: string, nonce: string, options: ChunkOptions = {}): string {
+/**
+ * One chunk per command; `nonce` is fresh random hex. The command must not contain NUL (checked by the caller). The
+ * line is short and the same for every command but its nonce; everything else is in the body bash sources.
+ */
+export function buildCommandChunk(command: string, nonce: string, options: ChunkOptions = {}): CommandChunk {
   const shape = options.shape ?? { kind: 'shell' };
   const mode = options.internal ? 'I' : MODE_OF[shape.kind];
-  const words = shape.kind === 'shell' || options.internal ? '' : shape.words.map((word) => ` ${singleQuote(word)}`).join('');
-  // Only a command that may run as a subshell pays for the longer line (bash reads it one byte at a time).
-  // The subshell is part of the eval'd text, so `jobs` shows the user's command, not the protocol's line (the shape
-  // reader accepted the text as complete: no open quote, heredoc or trailing backslash can swallow the `)`).
-  const body = mode === 'J' ? `if [[ -n $__climcp_j ]]; then ${SUBSHELL_EVAL}; else ${EVAL}; fi` : EVAL;
-  return (
-    `__climcp_c=${singleQuote(command)}; __climcp_b ${nonce}S ${mode}${words}; ` +
-    `for __climcp_l in 1; do { ${body}; } ${COMMAND_REDIRECTIONS}; done; ` +
-    `{ __climcp_f "$?" ${nonce}E; } >/dev/null 2>&1\n`
-  );
+  const words = shape.kind === 'shell' || options.internal ? '' : shape.words.map(singleQuote).join(' ');
+  const wordList = mode === 'S' || mode === 'I' ? '' : ` __climcp_W=(${words});`;
+  return {
+    body: `__climcp_G=${nonce}; __climcp_m=${mode};${wordList} __climcp_c=${singleQuote(command)}\n`,
+    line: `__climcp_g=${nonce}; builtin eval "$__climcp_P"\n`,
+  };
+}
+
+/** The line that sets the shell's body file (after SHELL_SETUP). */
+export function bodyFileLine(path: string): string {
+  return `__climcp_F=${singleQuote(path)}\n`;
 }
 
 /** The line that moves the shell to a new output channel and continues the stopped job (`__climcp_y`). */

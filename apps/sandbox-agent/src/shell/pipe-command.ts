@@ -28,6 +28,7 @@ export class PipeCommand implements StreamReceiver {
   private readonly framers: Record<StreamName, StreamFramer>;
   private readonly paused: Record<StreamName, boolean> = { stdout: false, stderr: false };
   private readonly unsubscribeExit: () => void;
+  private startWaiters: Array<() => void> = [];
 
   constructor(
     private readonly shell: BashProcess,
@@ -67,17 +68,39 @@ export class PipeCommand implements StreamReceiver {
 
   begin(command: string, nonce: string, options: ChunkOptions = {}): void {
     this.shell.setReceiver(this);
-    this.shell.write(buildCommandChunk(command, nonce, options));
+    this.shell.writeCommand(buildCommandChunk(command, nonce, options));
+  }
+
+  /** Resolves once the start marker was seen, or after `ms` (whichever comes first). */
+  startedWithin(ms: number): Promise<void> {
+    if (this.started) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.startWaiters.push(done);
+    });
   }
 
   stdout(chunk: Buffer): void {
     this.framers.stdout.push(chunk);
+    this.noticeStart();
     this.checkFinished();
   }
 
   stderr(chunk: Buffer): void {
     this.framers.stderr.push(chunk);
+    this.noticeStart();
     this.checkFinished();
+  }
+
+  private noticeStart(): void {
+    if (this.startWaiters.length === 0 || !this.started) return;
+    const waiters = this.startWaiters;
+    this.startWaiters = [];
+    for (const waiter of waiters) waiter();
   }
 
   private deliver(stream: StreamName, bytes: Buffer): void {
@@ -109,6 +132,9 @@ export class PipeCommand implements StreamReceiver {
 
   private finish(end: CommandEnd): void {
     this.ended = true;
+    const waiters = this.startWaiters;
+    this.startWaiters = [];
+    for (const waiter of waiters) waiter();
     this.unsubscribeExit();
     for (const stream of ['stdout', 'stderr'] as const) {
       if (this.paused[stream]) this.shell.resume(stream);

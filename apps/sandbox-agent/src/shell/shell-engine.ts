@@ -2,6 +2,7 @@ import { RUNNING_EXIT_CODE } from '@cli-mcp/agent-client';
 import { BackgroundJobs } from './background-jobs.js';
 import { commandShape } from './command-shape.js';
 import { newNonce, STOP_LIST_SIGNAL } from './command-script.js';
+import { removeBodyDirectory } from './command-body.js';
 import { removeFifoDirectory, type FifoChannel } from './fifo-channel.js';
 import { JobHandoff } from './job-handoff.js';
 import { runningResponse } from './yield-responses.js';
@@ -174,6 +175,7 @@ export class ShellEngine {
     this.background.close();
     removeTtyScratch();
     removeFifoDirectory();
+    removeBodyDirectory();
   }
 
   private async runPipe(shell: BashProcess, context: PipeContext, stateReset: boolean): Promise<PipeAttempt> {
@@ -190,14 +192,12 @@ export class ShellEngine {
     let stopping: Promise<StopOutcome> | undefined;
     let detaching: { pgid: number; fifo: FifoChannel } | undefined;
     let interrupted = false;
-    const stop = (reason: StopReason): void => {
-      if (stopReason || command.isDone) return;
-      stopReason = reason;
+    const halt = (reason: StopReason): Promise<StopOutcome> => {
       // First tell the shell to abandon the rest of the command list once its running child dies (see
       // command-script.ts); then stop the command's processes.
       signalShell(shell.pid, STOP_LIST_SIGNAL);
       const shellIgnoresHup = ignoresHangup(shell.pid);
-      stopping = stopCommand({
+      return stopCommand({
         select: () => selectCommandTree({ table: readProcTable(), rootPid: shell.pid, includeRoot: false, preexisting,
           detachedByNohup: (pid) => !shellIgnoresHup && ignoresHangup(pid) }),
         killShell: () => {
@@ -207,6 +207,14 @@ export class ShellEngine {
         graceMs: this.config.killGraceMs,
         settleMs: this.config.killSettleMs,
       }, command.done);
+    };
+    const stop = (reason: StopReason): void => {
+      if (stopReason || command.isDone) return;
+      stopReason = reason;
+      // A stop that comes before bash began the command (a cancel right after the request arrived) waits for its
+      // start marker, bounded by the settle time: the signal would otherwise reach the previous command's trap,
+      // outside any loop, and the kill sweep would find none of the command's processes yet.
+      stopping = command.started ? halt(reason) : command.startedWithin(this.config.killSettleMs).then(() => halt(reason));
     };
     const atYield = async (): Promise<void> => {
       if (stopReason || command.isDone) return;

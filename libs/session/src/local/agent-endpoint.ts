@@ -3,7 +3,7 @@ import { chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UNIX_URL_PREFIX } from '@cli-mcp/agent-client';
-import type { SandboxNetworkMode, SandboxUser } from './bwrap-command.js';
+import type { SandboxUser } from './bwrap-command.js';
 import { SANDBOX_SOCKET_DIR } from './sandbox-view.js';
 const SOCKET_FILE = 'agent.sock';
 /** Linux keeps at most 107 bytes of a socket path (sun_path). */
@@ -30,34 +30,21 @@ export interface AgentEndpoints {
   close?(): Promise<void>;
 }
 
-/** A sandbox with its own network namespace cannot be reached over TCP: its agent listens on a Unix socket. */
-export function agentEndpoints(network: SandboxNetworkMode, stateDir: string, owner?: SandboxUser): AgentEndpoints {
-  return network === 'host' ? new LoopbackEndpoints() : new UnixSocketEndpoints(join(stateDir, 'sockets'), owner);
-}
-
-/** `--local-network host`: the agent listens on a free loopback port it reports on its ready fd. */
-export class LoopbackEndpoints implements AgentEndpoints {
-  prepare(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  allocate(): Promise<AgentEndpoint> {
-    return Promise.resolve({
-      env: {},
-      urlFor: (line) => {
-        const port = Number(line);
-        return Number.isInteger(port) && port > 0 && port < 65_536 ? `http://127.0.0.1:${port}` : undefined;
-      },
-      release: () => Promise.resolve(),
-    });
-  }
+/**
+ * Every local agent listens on a Unix socket, whatever `--local-network` (issue 11: the server and its agents share a
+ * host, so no TCP loopback hop). With its own network namespace (`isolated`, `none`) the sandbox could not be reached
+ * over TCP at all; with `host` a socket also keeps other sandboxes — which share the host's loopback — from even
+ * connecting to the agent. The user's commands keep the network their mode gives them: only the server → agent hop
+ * changes. `bound`: the socket directory is bound at SANDBOX_SOCKET_DIR in a bubblewrap sandbox; without isolation
+ * the agent is told the host path itself.
+ */
+export function agentEndpoints(stateDir: string, owner: SandboxUser | undefined, bound: boolean): AgentEndpoints {
+  return new UnixSocketEndpoints(join(stateDir, 'sockets'), owner, tmpdir, bound);
 }
 
 /**
- * `--local-network isolated|none`: the sandbox has its own network namespace, so this server's loopback is out of
- * its reach — and the agent's TCP port out of ours. The agent listens on a Unix socket in a private host directory
- * (`<state-dir>/sockets/<random>`, 0700, owned by the sandbox user) bound at SANDBOX_SOCKET_DIR in the sandbox only
- * (docs/local-backend.md "Network").
+ * The agent listens on a Unix socket in a private host directory (`<state-dir>/sockets/<random>`, 0700, owned by the
+ * sandbox user) bound at SANDBOX_SOCKET_DIR in its own sandbox only (docs/local-backend.md "Network").
  */
 export class UnixSocketEndpoints implements AgentEndpoints {
   private dir: string;
@@ -68,6 +55,7 @@ export class UnixSocketEndpoints implements AgentEndpoints {
     private readonly socketsDir: string,
     private readonly owner?: SandboxUser,
     private readonly tempRoot: () => string = tmpdir,
+    private readonly bound = true,
   ) {
     this.dir = socketsDir;
   }
@@ -92,7 +80,7 @@ export class UnixSocketEndpoints implements AgentEndpoints {
     await mkdir(dir, { mode: 0o700 });
     if (this.owner) await chown(dir, this.owner.uid, this.owner.gid);
     return {
-      env: { SANDBOX_AGENT_SOCKET: `${SANDBOX_SOCKET_DIR}/${SOCKET_FILE}` },
+      env: { SANDBOX_AGENT_SOCKET: this.bound ? `${SANDBOX_SOCKET_DIR}/${SOCKET_FILE}` : join(dir, SOCKET_FILE) },
       socketDir: dir,
       urlFor: (line) => (line === 'unix' ? `${UNIX_URL_PREFIX}${join(dir, SOCKET_FILE)}` : undefined),
       release: () => rm(dir, { recursive: true, force: true }),

@@ -1,10 +1,10 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { FakeClock, StrictLocalAgent } from '../../test/fakes.js';
 import { FakeHostFs, FakeLauncher, FakeRunner, FakeWorkspaces } from '../../test/local-fakes.js';
-import { LoopbackEndpoints, UnixSocketEndpoints } from './agent-endpoint.js';
+import { UnixSocketEndpoints } from './agent-endpoint.js';
 import { SANDBOX_SOCKET_DIR } from './sandbox-view.js';
 import { LocalBackend } from './local-backend.js';
 import type { LocalBackendOptions } from './local-backend.options.js';
@@ -106,8 +106,31 @@ describe(UnixSocketEndpoints.name, () => {
   });
 });
 
-describe(LoopbackEndpoints.name, () => {
-  it.each([['40000', 'http://127.0.0.1:40000'], ['0', undefined], ['70000', undefined], ['unix', undefined]])('maps ready line %s to %s', async (line, url) => {
-    expect((await new LoopbackEndpoints().allocate()).urlFor(line)).toBe(url);
+// Issue 11: every local agent is reached over a Unix socket, also where the sandbox shares the host network.
+describe('LocalBackend with --local-network host', () => {
+  const stateDirForTest = (): string => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'net-host-'));
+    onTestFinished(() => rmSync(stateDir, { recursive: true, force: true }));
+    return stateDir;
+  };
+
+  it('bubblewrap: the agent listens on a socket bound into its sandbox; the sandbox keeps the host network', async () => {
+    const { backend, launcher, runner } = make({ isolation: 'bwrap', network: 'host', endpoints: undefined, workspaces: new FakeWorkspaces(stateDirForTest()) });
+    const handle = await backend.acquire('s1', never());
+    const spec = launcher.launched[0]!.spec;
+    expect(runner.runs[0]).not.toContain('--unshare-net');
+    expect(spec.args.join(' ')).not.toContain('--unshare-net');
+    expect(spec.args.join(' ')).toContain(`${SANDBOX_SOCKET_DIR} `);
+    expect(spec.env.SANDBOX_AGENT_SOCKET).toBe(`${SANDBOX_SOCKET_DIR}/agent.sock`);
+    expect(handle.agentUrl).toMatch(/^unix:\/.*\/sockets\/[0-9a-f]{16}\/agent\.sock$/);
+  });
+
+  it('without isolation: the agent is told the socket\'s host path', async () => {
+    const stateDir = stateDirForTest();
+    const { backend, launcher } = make({ isolation: 'none', network: 'host', endpoints: undefined, workspaces: new FakeWorkspaces(stateDir) });
+    const handle = await backend.acquire('s1', never());
+    const socket = launcher.launched[0]!.spec.env.SANDBOX_AGENT_SOCKET!;
+    expect(socket).toMatch(new RegExp(`^${stateDir}/sockets/[0-9a-f]{16}/agent\\.sock$`));
+    expect(handle.agentUrl).toBe(`unix:${socket}`);
   });
 });

@@ -13,7 +13,7 @@ describe(LocalBackend.name, () => {
     it('creates a workspace and an agent with the session token, then finds it again', async () => {
       const { backend, launcher, workspaces, agent } = make();
       const first = await backend.acquire('s1', never());
-      expect(first).toMatchObject({ sessionId: 's1', agentUrl: 'http://127.0.0.1:40000', path: 'create', recreated: false });
+      expect(first).toMatchObject({ sessionId: 's1', agentUrl: 'unix:/state/sockets/0/agent.sock', path: 'create', recreated: false });
       expect(first.token).toBe(deriveSessionToken(key, 's1'));
       expect(workspaces.sessions.get('s1')).toBe('/state/sessions/s1/workspace');
       const spec = launcher.launched[0]!.spec;
@@ -59,7 +59,7 @@ describe(LocalBackend.name, () => {
       await flush();
       expect(await backend.find('s1')).toBeUndefined();
       const next = await backend.acquire('s1', never());
-      expect(next).toMatchObject({ path: 'create', recreated: true, lost: { shellState: true, files: false }, agentUrl: 'http://127.0.0.1:40001' });
+      expect(next).toMatchObject({ path: 'create', recreated: true, lost: { shellState: true, files: false }, agentUrl: 'unix:/state/sockets/1/agent.sock' });
       expect(launcher.launched[1]!.spec.cwd).toBe('/state/sessions/s1/workspace');
       expect(workspaces.sessions.size).toBe(1);
       expect((await backend.acquire('s1', never())).recreated).toBe(false);
@@ -119,7 +119,7 @@ describe(LocalBackend.name, () => {
       launcher.launched[0]!.crash(1);
       await flush();
       launcher.launched[1]!.becomeReady(40_123);
-      await expect(pending).resolves.toMatchObject({ agentUrl: 'http://127.0.0.1:40123', path: 'create' });
+      await expect(pending).resolves.toMatchObject({ agentUrl: 'unix:/state/sockets/1/agent.sock', path: 'create' });
     });
 
     it('reports an agent that exits before it is ready', async () => {
@@ -220,8 +220,8 @@ describe(LocalBackend.name, () => {
       expect(launcher.launched.every((p) => p.spec.env.SANDBOX_AUTH_TOKEN === undefined)).toBe(true);
       expect(backend.warmReady).toBe(2);
       const claimed = await backend.acquire('s1', never());
-      expect(claimed).toMatchObject({ path: 'claim', agentUrl: 'http://127.0.0.1:40000', recreated: false });
-      expect(agent.callsOf('assign')[0]!.slice(0, 2)).toEqual(['http://127.0.0.1:40000', deriveSessionToken(key, 's1')]);
+      expect(claimed).toMatchObject({ path: 'claim', agentUrl: 'unix:/state/sockets/0/agent.sock', recreated: false });
+      expect(agent.callsOf('assign')[0]!.slice(0, 2)).toEqual(['unix:/state/sockets/0/agent.sock', deriveSessionToken(key, 's1')]);
       expect(workspaces.sessions.get('s1')).toMatch(/^\/state\/warm\/warm-[0-9a-f]+\/workspace$/);
       await flush();
       expect(launcher.launched).toHaveLength(3);
@@ -248,7 +248,7 @@ describe(LocalBackend.name, () => {
       await backend.start();
       await flush();
       const h = await backend.acquire('s1', never());
-      expect(h).toMatchObject({ path: 'create', agentUrl: 'http://127.0.0.1:40002' });
+      expect(h).toMatchObject({ path: 'create', agentUrl: 'unix:/state/sockets/2/agent.sock' });
       expect(launcher.launched[0]!.hasExited).toBe(true);
     });
 

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../test/fakes.js';
 import { FakeLauncher, flush } from '../../test/local-fakes.js';
 import { SessionErrorCode } from '../session-error.js';
-import { LoopbackEndpoints } from './agent-endpoint.js';
 import { SandboxSetupFailed, startAgent, stopAgent } from './sandbox-process.js';
 
 const spec = { command: 'node', args: ['main.js'], env: {}, cwd: '/w' };
-const { urlFor } = await new LoopbackEndpoints().allocate();
+/** A TCP agent's ready line (the port), as the Kubernetes image's agent reports it; local agents say `unix`. */
+const urlFor = (line: string) => (/^[1-9]\d{0,4}$/.test(line) && Number(line) < 65_536 ? `http://127.0.0.1:${line}` : undefined);
 const options = (signal = new AbortController().signal) => ({ clock: new FakeClock(), readyTimeoutMs: 1000, signal, urlFor });
 
 describe('startAgent', () => {
