@@ -72,6 +72,18 @@ describe('protocol eras on /mcp: SDK v2 client', () => {
     // 5 of the 7 went through the SDK v2 handler (2026-07-28), 2 through our 2025 transport.
     expect(metrics).toContain('mcp_calls_total{server="cli-mcp-server",method="tools/call",name="bash",success="true"} 7');
   });
+
+  it('counts server/discover of 2026-07-28 too, which the SDK answers itself (the era has no ping)', async () => {
+    const count = async (method: string): Promise<number> => {
+      const text = await (await fetch(`${server().baseUrl}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`mcp_calls_total{server="cli-mcp-server",method="${method}",name="",success="true"} `));
+      return line ? Number(line.split(' ').at(-1)) : 0;
+    };
+    const discovers = await count('server/discover');
+    const client = await connect({ pin: '2026-07-28' }, 'era-discover');
+    await expect(client.ping()).rejects.toThrow(/not supported by the negotiated protocol version/);
+    expect(await count('server/discover')).toBe(discovers + 1);
+  });
 });
 
 describe('protocol eras on stdio: SDK v2 client', () => {

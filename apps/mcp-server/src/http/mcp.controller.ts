@@ -7,7 +7,7 @@ import { ModernServerFactory } from '../mcp/modern-server.factory.js';
 import { jsonRpcErrorBody } from './boundary/access-policy.js';
 import { newClientId } from './client-id.js';
 import { JSON_RPC_ERRORS } from './mcp-error.filter.js';
-import { isLegacyPost, serveModernPost, webRequestOf } from './modern-exchange.js';
+import { isLegacyPost, webRequestOf } from './modern-exchange.js';
 import { StatelessHttpTransport } from './stateless-http-transport.js';
 
 /**
@@ -34,7 +34,7 @@ export class McpController {
       // MCP 2026-07-28 (C-MCP-12): the SDK's own stateless handler. Requests before a command start the sandbox.
       const method = requestMethodOf(request.body);
       if (method) this.eager.noticeRequest(sessionId, method);
-      await serveModernPost(this.modern.handler, web, request.body, reply.raw);
+      await this.modern.serve(web, request.body, reply.raw, method);
       return;
     }
     // The 2025 revisions: our transport straight onto Node's response (docs/benchmarks.md, "Protocol eras").

@@ -23,13 +23,17 @@ export function isLegacyPost(request: Request, body: unknown): Promise<boolean> 
   return isLegacyRequest(request, body);
 }
 
-/** Serves one modern (2026-07-28) POST with the SDK's handler and writes its answer onto Node's response. */
-export async function serveModernPost(handler: McpHttpHandler, request: Request, body: unknown, res: ServerResponse): Promise<void> {
+/**
+ * Serves one modern (2026-07-28) POST with the SDK's handler and writes its answer onto Node's response; resolves
+ * with the HTTP status once the answer is written.
+ */
+export async function serveModernPost(handler: McpHttpHandler, request: Request, body: unknown, res: ServerResponse): Promise<number> {
   const response = await handler.fetch(request, { parsedBody: body });
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (!response.body) {
     res.end();
-    return;
+    return response.status;
   }
   await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>), res).catch(() => undefined);
+  return response.status;
 }

@@ -1,7 +1,9 @@
 import { createMcpHandler, Server, type McpHttpHandler, type Tool } from '@modelcontextprotocol/server';
+import type { ServerResponse } from 'node:http';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config/server-config.js';
+import { serveModernPost } from '../http/modern-exchange.js';
 import { SERVER_NAME } from '../metrics/mcp-metrics.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { APP_LOGGER, SERVER_CONFIG } from '../tokens.js';
@@ -9,6 +11,9 @@ import { BASH_TOOL_NAME, bashToolDefinition } from './bash-tool.definition.js';
 import { BashToolService } from './bash-tool.service.js';
 import type { SendProgress } from './progress-reporter.js';
 import { ProtocolError } from './protocol-error.js';
+
+/** Methods of 2026-07-28 that the SDK's handler answers without calling one of ours (the era has no `ping`). */
+const SDK_ANSWERED = new Set(['server/discover']);
 
 /**
  * MCP 2026-07-28 (C-MCP-12) through the SDK's v2 line: `createMcpHandler` owns the modern wire — `server/discover`,
@@ -67,12 +72,22 @@ export class ModernServerFactory implements OnApplicationShutdown {
       } catch (error) {
         throw error instanceof ProtocolError ? toSdkError(error) : error;
       } finally {
-        // Go §11 metrics for this era too (the SDK answers server/discover and ping itself: not counted).
+        // Go §11 metrics for this era too (server/discover, which the SDK answers itself: serve()).
         this.metrics.mcp.observe('tools/call', name, success, (performance.now() - started) / 1000);
       }
     });
     server.onerror = (error) => this.logger.debug({ err: error.message }, 'mcp protocol error (2026-07-28)');
     return server;
+  }
+
+  /**
+   * Serves one modern POST. The SDK answers `server/discover` itself, so no handler of ours sees it: it is
+   * metered here, from the HTTP status of the answer (Go §11 metrics for every method, either era).
+   */
+  async serve(request: Request, body: unknown, res: ServerResponse, method: string | undefined): Promise<void> {
+    const started = performance.now();
+    const status = await serveModernPost(this.handler, request, body, res);
+    if (method !== undefined && SDK_ANSWERED.has(method)) this.metrics.mcp.observe(method, undefined, status === 200, (performance.now() - started) / 1000);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -5,6 +5,7 @@ export const SERVER_NAME = 'cli-mcp-server';
 /** Methods kept as label values; anything else is `other`, so a client cannot grow the label set (§9). */
 const KNOWN_METHODS = new Set([
   'initialize',
+  'server/discover',
   'ping',
   'tools/list',
   'tools/call',
