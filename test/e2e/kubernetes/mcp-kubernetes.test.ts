@@ -3,10 +3,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SECRETS, startFakeCluster, type FakeCluster } from '@cli-mcp/testing';
+import { SECRETS, mcpAnswerMessages, startFakeCluster, type FakeCluster } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, eventually, structuredOf, textOf } from '../mcp/support/mcp-client.js';
-import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
+import { processesMatching, removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
 
 const NAMESPACE = 'cli-mcp';
 const SESSION_LABEL = 'cli-mcp.redhat.com/session-id';
@@ -137,6 +137,9 @@ describe('cancellation across replicas (C-MCP-9)', () => {
 
     const running = rawCall(server.mcpUrl, 'inv-e2e-cancel', 4242, 'sleep 30; echo not-cancelled');
     await eventually(async () => ((await (await fetch(`${agentUrl}/health`)).json()) as { busy: boolean }).busy, 'the command to start');
+    // …and its sleep to run: a cancel in the first instant of a command is the agent's own case (its integration
+    // tests: queue-cancel.test.ts); this test is about the cancel finding its way across replicas.
+    await eventually(() => processesMatching('sleep 30').length > 0, 'the sleep to run');
     const cancel = await fetch(replicaB.mcpUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-session-id': 'inv-e2e-cancel' },
@@ -159,8 +162,8 @@ async function rawCall(mcpUrl: string, sessionId: string, id: number, command: s
     body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'bash', arguments: { command, timeout: 60 } } }),
   });
   const text = await response.text();
-  const message = text.split('\n').filter((line) => line.startsWith('data: ')).map((line) => JSON.parse(line.slice(6)) as { id?: number; result?: { structuredContent?: unknown } })
-    .find((m) => m.id === id);
+  // SSE, or one application/json message when the call ended within the quick-answer window (issue 11).
+  const message = (mcpAnswerMessages(text) as Array<{ id?: number; result?: { structuredContent?: unknown } }>).find((m) => m.id === id);
   if (!message?.result) throw new Error(`no result in ${text.slice(0, 300)}`);
   return message.result;
 }
