@@ -1,5 +1,5 @@
-import { CoreV1Api, PatchStrategy, type KubeConfig, type V1Pod, type V1Secret } from '@kubernetes/client-node';
-import { KubeRequestMetrics, sendKubeRequest } from '@cli-mcp/session';
+import type { KubeConfig, V1Pod, V1Secret } from '@kubernetes/client-node';
+import { ClientNodeKubeApi } from '@cli-mcp/session';
 import type { Registry } from 'prom-client';
 import type { ControllerKubeApi, Preconditions } from './controller-kube-api.port.js';
 
@@ -10,52 +10,40 @@ export interface ClientNodeControllerApiOptions {
   registry: Registry;
 }
 
-/** `ControllerKubeApi` on client-node's `CoreV1Api`, through the shared request helper (retry, errors, counting). */
+/**
+ * `ControllerKubeApi` over the server's client-node adapter (`ClientNodeKubeApi`: one request path for retry,
+ * errors, abort and counting): the controller's narrower port, where every delete carries preconditions.
+ */
 export class ClientNodeControllerApi implements ControllerKubeApi {
   readonly namespace: string;
-  private readonly core: CoreV1Api;
-  private readonly metrics: KubeRequestMetrics;
+  private readonly kube: ClientNodeKubeApi;
 
   constructor(options: ClientNodeControllerApiOptions) {
     this.namespace = options.namespace;
-    this.core = options.kubeConfig.makeApiClient(CoreV1Api);
-    this.metrics = new KubeRequestMetrics(options.registry);
+    this.kube = new ClientNodeKubeApi(options);
   }
 
   getPod(name: string, signal: AbortSignal): Promise<V1Pod> {
-    return sendKubeRequest(this.metrics, { verb: 'get', resource: 'pods', signal }, (options) =>
-      this.core.readNamespacedPod({ name, namespace: this.namespace }, options),
-    );
+    return this.kube.getPod(name, signal);
   }
 
   createPod(pod: V1Pod, signal: AbortSignal): Promise<V1Pod> {
-    return sendKubeRequest(this.metrics, { verb: 'create', resource: 'pods', signal }, (options) =>
-      this.core.createNamespacedPod({ namespace: this.namespace, body: pod }, options),
-    );
+    return this.kube.createPod(pod, signal);
   }
 
-  async deletePod(name: string, preconditions: Preconditions, signal: AbortSignal): Promise<void> {
-    await sendKubeRequest(this.metrics, { verb: 'delete', resource: 'pods', signal }, (options) =>
-      this.core.deleteNamespacedPod({ name, namespace: this.namespace, body: { preconditions: { ...preconditions } } }, options),
-    );
+  deletePod(name: string, preconditions: Preconditions, signal: AbortSignal): Promise<void> {
+    return this.kube.deletePod(name, signal, preconditions);
   }
 
   annotatePod(name: string, annotations: Record<string, string | null>, signal: AbortSignal): Promise<V1Pod> {
-    return sendKubeRequest(this.metrics, { verb: 'patch', resource: 'pods', signal, contentType: PatchStrategy.MergePatch }, (options) =>
-      this.core.patchNamespacedPod({ name, namespace: this.namespace, body: { metadata: { annotations } } }, options),
-    );
+    return this.kube.mergePatchPod(name, { metadata: { annotations } }, signal);
   }
 
-  async listSecrets(labelSelector: string, signal: AbortSignal): Promise<V1Secret[]> {
-    const list = await sendKubeRequest(this.metrics, { verb: 'list', resource: 'secrets', signal }, (options) =>
-      this.core.listNamespacedSecret({ namespace: this.namespace, labelSelector }, options),
-    );
-    return list.items ?? [];
+  listSecrets(labelSelector: string, signal: AbortSignal): Promise<V1Secret[]> {
+    return this.kube.listSecrets(labelSelector, signal);
   }
 
-  async deleteSecret(name: string, preconditions: Preconditions, signal: AbortSignal): Promise<void> {
-    await sendKubeRequest(this.metrics, { verb: 'delete', resource: 'secrets', signal }, (options) =>
-      this.core.deleteNamespacedSecret({ name, namespace: this.namespace, body: { preconditions: { ...preconditions } } }, options),
-    );
+  deleteSecret(name: string, preconditions: Preconditions, signal: AbortSignal): Promise<void> {
+    return this.kube.deleteSecret(name, signal, preconditions);
   }
 }

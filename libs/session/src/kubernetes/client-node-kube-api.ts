@@ -70,8 +70,15 @@ export class ClientNodeKubeApi implements KubeApi {
     await this.send('create', 'secrets', signal, (options) => this.core.createNamespacedSecret({ namespace: this.namespace, body: secret }, options));
   }
 
-  async deleteSecret(name: string, signal: AbortSignal): Promise<void> {
-    await this.send('delete', 'secrets', signal, (options) => this.core.deleteNamespacedSecret({ name, namespace: this.namespace }, options));
+  async deleteSecret(name: string, signal: AbortSignal, preconditions?: DeletePreconditions): Promise<void> {
+    const body = preconditions === undefined ? undefined : { preconditions };
+    await this.send('delete', 'secrets', signal, (options) => this.core.deleteNamespacedSecret({ name, namespace: this.namespace, body }, options));
+  }
+
+  /** Not on `KubeApi` (the server never lists Secrets): the controller's orphan sweep (C-CTL-7). */
+  async listSecrets(labelSelector: string, signal: AbortSignal): Promise<V1Secret[]> {
+    const list = await this.send('list', 'secrets', signal, (options) => this.core.listNamespacedSecret({ namespace: this.namespace, labelSelector }, options));
+    return list.items ?? [];
   }
 
   watchPodUntil(name: string, resourceVersion: string | undefined, until: (pod: V1Pod) => boolean, signal: AbortSignal): Promise<PodWatchEnd> {
