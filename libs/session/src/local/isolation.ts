@@ -4,7 +4,8 @@ import type { CommandRunner } from './command-runner.js';
 import type { LocalIsolation, LocalNetwork } from './local-backend.options.js';
 import type { NetworkProbe } from './network-probe.js';
 
-const PROBE_TIMEOUT_MS = 10_000;
+/** Bound of every start-up probe (bubblewrap, slirp4netns, the attach probe). */
+export const PROBE_TIMEOUT_MS = 10_000;
 
 /** What the sandboxes of this server really get, once `auto` is resolved; `/health` shows it (C-SEC-4). */
 export interface SandboxPosture {

@@ -1,4 +1,3 @@
-import type { SandboxNetworkMode } from './bwrap-command.js';
 import { SANDBOX_PATH } from './launch-spec.js';
 import { describeExit, type ProcessLauncher } from './process-launcher.js';
 import type { NetworkAttacher } from './slirp-network.js';
@@ -13,9 +12,6 @@ export interface NetworkProbeDeps {
   command: { command: string; args: string[] };
   timeoutMs: number;
 }
-
-/** The network mode this probe is for: only `isolated` attaches anything. */
-export const PROBED_NETWORK: SandboxNetworkMode = 'isolated';
 
 /**
  * Whether an isolated sandbox network can really be made here (C-SEC-2, C-SEC-4): one throw-away sandbox, built

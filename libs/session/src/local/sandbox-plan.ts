@@ -3,8 +3,8 @@ import { agentEndpoints } from './agent-endpoint.js';
 import { buildBwrapCommand, type SandboxNetworkMode, type SandboxUser } from './bwrap-command.js';
 import type { CommandRunner } from './command-runner.js';
 import type { HostFs, RootEntry } from './host-fs.js';
-import { resolvePosture, type SandboxPosture } from './isolation.js';
-import { probeIsolatedNetwork, PROBED_NETWORK, type NetworkProbe } from './network-probe.js';
+import { PROBE_TIMEOUT_MS, resolvePosture, type SandboxPosture } from './isolation.js';
+import { probeIsolatedNetwork, type NetworkProbe } from './network-probe.js';
 import { NodeProcessLauncher } from './node-process-launcher.js';
 import { FIRST_EXTRA_FD } from './process-launcher.js';
 import type { LocalIsolation, LocalNetwork } from './local-backend.options.js';
@@ -13,8 +13,6 @@ import { sandboxResolvConf } from './sandbox-dns.js';
 import type { SpawnerPlan } from './sandbox-spawner.js';
 import { PRIVATE_DIRS, planViewBase, type SandboxView, type ViewBase } from './sandbox-view.js';
 import { Slirp4netnsAttacher, type NetworkAttacher } from './slirp-network.js';
-
-const PROBE_TIMEOUT_MS = 10_000;
 
 /** The uid/gid sandboxes of a root server run as: `nobody`, present on every distribution. */
 export const ROOT_SANDBOX_USER: SandboxUser = { uid: 65534, gid: 65534 };
@@ -62,7 +60,7 @@ export async function planSandboxes(input: SandboxPlanInput): Promise<SandboxPla
   const networkProbe = input.networkProbe ?? (input.attacher ? undefined : () => probeIsolatedNetwork({
     launcher: new NodeProcessLauncher(), attacher: slirp(), timeoutMs: PROBE_TIMEOUT_MS,
     command: buildBwrapCommand({
-      ...bwrapBase, network: PROBED_NETWORK, view: probeView(rootEntries), fileFds: [], infoFd: FIRST_EXTRA_FD, command: ['sleep', '60'],
+      ...bwrapBase, network: 'isolated', view: probeView(rootEntries), fileFds: [], infoFd: FIRST_EXTRA_FD, command: ['sleep', '60'],
     }),
   }));
   const posture: SandboxPosture = await resolvePosture(input.isolation, input.network, {
