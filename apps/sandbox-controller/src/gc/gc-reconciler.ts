@@ -1,30 +1,20 @@
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import { CLAIMED_AT_ANNOTATION, SESSION_ID_LABEL, assignedSelector, formatTimestamp, sandboxSelector } from '@cli-mcp/podspec';
-import { errorText, isConflict, isNotFound, type Clock } from '@cli-mcp/session';
-import type { ControllerLogger } from '../controller-logger.js';
-import { preconditionsOf, type ControllerKubeApi } from '../kube/controller-kube-api.port.js';
-import type { PodInformer } from '../kube/pod-informer.port.js';
-import type { ControllerMetrics } from '../metrics/controller-metrics.js';
+import { errorText, isConflict, isNotFound } from '@cli-mcp/session';
+import { preconditionsOf } from '../kube/controller-kube-api.port.js';
 import { Backoff } from '../reconcile/backoff.js';
 import { withBoundedSignal } from '../reconcile/bounded-signal.js';
 import type { PassResult } from '../reconcile/reconcile-loop.js';
+import type { ReconcilerDeps } from '../reconcile/reconciler-deps.js';
 import { planGc, type ExpiredSession } from './gc-plan.js';
 
-export interface GcReconcilerOptions {
-  readonly api: ControllerKubeApi;
-  readonly informer: PodInformer;
+export interface GcReconcilerOptions extends ReconcilerDeps {
   readonly instance: string;
   readonly idleTimeoutMs: number;
   /** `--max-session-age`; undefined = off (the default). */
   readonly maxSessionAgeMs: number | undefined;
   /** A session Secret without any pod is swept once it is older than this (`--orphan-secret-grace`). */
   readonly orphanGraceMs: number;
-  readonly clock: Clock;
-  readonly wallClock: () => Date;
-  readonly metrics: ControllerMetrics;
-  readonly logger: ControllerLogger;
-  readonly writeTimeoutMs: number;
-  readonly isLeader: () => boolean;
 }
 
 /** Orphan Secrets are looked for by a list at most this often (the only periodic list the controller makes). */

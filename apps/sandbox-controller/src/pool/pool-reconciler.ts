@@ -1,32 +1,21 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { SESSION_ID_LABEL, buildWarmPod, isTerminating, sandboxSpecHash, warmPodName, type RandomBytes, type SandboxPodConfig } from '@cli-mcp/podspec';
-import { errorText, isAlreadyExists, isConflict, isNotFound, type Clock } from '@cli-mcp/session';
-import type { ControllerLogger } from '../controller-logger.js';
-import { preconditionsOf, type ControllerKubeApi } from '../kube/controller-kube-api.port.js';
-import type { PodInformer } from '../kube/pod-informer.port.js';
-import { errorReason, type ControllerMetrics, type PoolDeletionReason } from '../metrics/controller-metrics.js';
+import { errorText, isAlreadyExists, isConflict, isNotFound } from '@cli-mcp/session';
+import { preconditionsOf } from '../kube/controller-kube-api.port.js';
+import { errorReason, type PoolDeletionReason } from '../metrics/controller-metrics.js';
 import { Backoff } from '../reconcile/backoff.js';
 import { withBoundedSignal } from '../reconcile/bounded-signal.js';
 import type { PassResult } from '../reconcile/reconcile-loop.js';
+import type { ReconcilerDeps } from '../reconcile/reconciler-deps.js';
 import { planPool, type PoolCounts, type PoolPlan } from './pool-plan.js';
 
-export interface PoolReconcilerOptions {
-  readonly api: ControllerKubeApi;
-  readonly informer: PodInformer;
+export interface PoolReconcilerOptions extends ReconcilerDeps {
   readonly podConfig: SandboxPodConfig;
   /** `--warm-pool-size`. */
   readonly desired: number;
-  readonly clock: Clock;
-  readonly wallClock: () => Date;
   /** Pool pod names (`warmPodName`). */
   readonly randomBytes: RandomBytes;
   readonly random: () => number;
-  readonly metrics: ControllerMetrics;
-  readonly logger: ControllerLogger;
-  /** Bound on each write (less than the election's step-down margin). */
-  readonly writeTimeoutMs: number;
-  /** Checked before every write: only the leader writes (C-CTL-1). */
-  readonly isLeader: () => boolean;
 }
 
 /** A create answered but not yet seen by the informer is forgotten after this long (it was deleted meanwhile). */

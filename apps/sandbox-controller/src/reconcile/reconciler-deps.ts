@@ -1,0 +1,19 @@
+import type { Clock } from '@cli-mcp/session';
+import type { ControllerLogger } from '../controller-logger.js';
+import type { ControllerKubeApi } from '../kube/controller-kube-api.port.js';
+import type { PodInformer } from '../kube/pod-informer.port.js';
+import type { ControllerMetrics } from '../metrics/controller-metrics.js';
+
+/** What every reconciler (pool, GC) reads, writes and is timed with. */
+export interface ReconcilerDeps {
+  readonly api: ControllerKubeApi;
+  readonly informer: PodInformer;
+  readonly clock: Clock;
+  readonly wallClock: () => Date;
+  readonly metrics: ControllerMetrics;
+  readonly logger: ControllerLogger;
+  /** Bound on each write (less than the election's step-down margin). */
+  readonly writeTimeoutMs: number;
+  /** Checked before every write: only the leader writes (C-CTL-1). */
+  readonly isLeader: () => boolean;
+}
