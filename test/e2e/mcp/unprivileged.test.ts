@@ -6,7 +6,8 @@
  * server answered every command with "slirp4netns exited before the network was up" while /health said isolated.
  */
 import { accessSync, constants, statSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { dirname } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,8 @@ import { bash, connectHttpClient, structuredOf } from './support/mcp-client.js';
 import { REPO_ROOT, useHttpServer } from './support/server-process.js';
 
 const NOBODY = { uid: 65534, gid: 65534 };
+const execFileAsync = promisify(execFile);
+const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 const asNobody = (...command: string[]) => spawnSync('setpriv', [`--reuid=${NOBODY.uid}`, `--regid=${NOBODY.gid}`, '--clear-groups', '--', ...command]);
 
 function skipReason(): string | undefined {
@@ -48,6 +51,23 @@ describe.skipIf(skip !== undefined)('the built server run by an unprivileged use
     const health = (await (await fetch(`${server().baseUrl}/health`)).json()) as { info: { sessions: Record<string, unknown> } };
     expect(health.info.sessions).toMatchObject({ isolation: 'bwrap', network: 'isolated', sandbox_user: 'server user' });
     expect(health.info.sessions).not.toHaveProperty('warnings');
+  });
+
+  it('cannot reach a host service on an abstract Unix socket that any host user can reach (own network namespace)', async () => {
+    const name = `cli-mcp-unpriv-${process.pid}`;
+    // An abstract socket has no file and no permissions: only the network namespace separates it.
+    const serve = `import socket\ns=socket.socket(socket.AF_UNIX)\ns.bind("\\0${name}")\ns.listen()\nprint("ready",flush=True)\nwhile True:\n c,_=s.accept(); c.sendall(b"host service"); c.close()`;
+    const connect = `import socket\ns=socket.socket(socket.AF_UNIX)\ntry:\n s.connect("\\0${name}"); print(s.recv(64).decode())\nexcept OSError as e:\n print("refused", e.errno)`;
+    const listener = spawn('/usr/bin/python3', ['-c', serve], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      await new Promise((resolve) => listener.stdout.once('data', resolve));
+      const fromHost = await execFileAsync('setpriv', [`--reuid=${NOBODY.uid}`, `--regid=${NOBODY.gid}`, '--clear-groups', '--', '/usr/bin/python3', '-c', connect]);
+      expect(fromHost.stdout.trim(), 'the listener is reachable from the host as the same user').toBe('host service');
+      const inside = structuredOf(await bash(client, `/usr/bin/python3 -c ${shellQuote(connect)}`));
+      expect(inside.stdout).toMatch(/^refused \d+$/);
+    } finally {
+      listener.kill('SIGKILL');
+    }
   });
 
   it('runs commands with shell state in a sandbox that sees only its view and cannot reach the server', async () => {
