@@ -133,6 +133,20 @@ describe('sandbox-agent: queue, cancel, idempotency, health while busy', () => {
     expect((await agent.exec('ls after-cancel.txt 2>/dev/null || echo absent')).stdout).toBe('absent');
   });
 
+  // C-AG-4/C-AG-7: the sweep signals every parent before its children. Signalled child first, the inner shell of
+  // `bash -c 'sleep 30; echo …'` woke from the sleep's death and ran its next step before its own SIGTERM arrived
+  // (15 of 40 cancels here, and once in CI through a yield-point subshell). Ten tries: all must skip it.
+  it('a cancel stops a shell inside the command before its next step can run (parents are signalled first)', async () => {
+    for (let i = 0; i < 10; i++) {
+      const running = agent.exec(`bash -c 'echo $$ > inner-${i}.pid; sleep 30; echo not-cancelled'`, { request_id: `inner-${i}`, timeout: 60 });
+      await waitFor(() => existsSafe(join(agent.workdir, `inner-${i}.pid`)), 10_000, 'command start');
+      const inner = Number(readFileSync(join(agent.workdir, `inner-${i}.pid`), 'utf8'));
+      await waitFor(() => childrenOf(inner).length > 0, 10_000, 'the inner sleep');
+      expect((await agent.call('POST', '/cancel', { request_id: `inner-${i}` }, auth)).json).toEqual({ cancelled: true });
+      expect(await running).toMatchObject({ cancelled: true, exit_code: 130, stdout: '', state_reset: false });
+    }
+  });
+
   // Issue 11: a cancel can reach the agent before bash began the command (the e2e cross-replica cancel did). Bash is
   // held stopped so the cancel surely lands first; the stop must wait for the command's start, not lose its signal
   // to the previous command's trap and then replace the shell when the sweep finds nothing.
@@ -160,6 +174,14 @@ describe('sandbox-agent: queue, cancel, idempotency, health while busy', () => {
     expect((await agent.exec('echo second', { request_id: 'mcp-1' })).stdout).toBe('second');
   });
 });
+
+function childrenOf(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean);
+  } catch {
+    return [];
+  }
+}
 
 function existsSafe(path: string): boolean {
   try {

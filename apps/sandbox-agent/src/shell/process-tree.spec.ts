@@ -30,13 +30,14 @@ describe(selectCommandTree.name, () => {
     detachedByNohup: (pid: number) => pid === 130 || pid === 131,
   };
 
-  it('selects the command tree, deepest first, and never the shell', () => {
-    expect(selectCommandTree(base)).toEqual([112, 110, 111]);
+  it('selects the command tree, every parent before its children, and never the shell', () => {
+    // 110 before 112: a shell in the tree is signalled before its child dies, so it cannot run its list's next step.
+    expect(selectCommandTree(base)).toEqual([110, 112, 111]);
   });
 
   it('treats a reused pid of an earlier job as new (start time differs)', () => {
     const table = TABLE.map((e) => (e.pid === 101 ? { ...e, startTime: 99_999 } : e));
-    expect(selectCommandTree({ ...base, table })).toEqual([102, 101, 112, 110, 111]);
+    expect(selectCommandTree({ ...base, table })).toEqual([101, 102, 110, 112, 111]);
   });
 
   it('includes the root for tty commands', () => {

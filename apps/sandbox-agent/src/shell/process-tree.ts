@@ -29,8 +29,11 @@ export interface TreeSelection {
 
 /**
  * The command's processes: descendants of the root, skipping — with their whole subtrees — earlier background
- * jobs, processes in another session (`setsid`) and `nohup`ed processes. The root (if included) first, then
- * deepest first.
+ * jobs, processes in another session (`setsid`) and `nohup`ed processes. Parents before their children, the root
+ * (if included) first: a signal of the round reaches a shell (a `bash -c 'sleep 30; rm x'`, a subshell `( … )`)
+ * before its child dies, so it can never run the next step of its list in between — signalled the other way
+ * round, `bash -c 'sleep 30; echo x'` printed x after a cancel in 3 of 5 tries here. A process that survives the
+ * round's SIGTERM is found again for the SIGKILL round only if its parent is still there: as before.
  */
 export function selectCommandTree(input: TreeSelection): number[] {
   const children = new Map<number, ProcEntry[]>();
@@ -51,12 +54,12 @@ export function selectCommandTree(input: TreeSelection): number[] {
       if (input.preexisting.has(processKey(child))) continue;
       if (child.session !== root!.session) continue;
       if (input.detachedByNohup(child.pid)) continue;
-      walk(child, depth + 1);
       selected.push(child.pid);
+      walk(child, depth + 1);
     }
   };
   walk(root, 0);
-  // The root first: a tty command's shell then dies before it could report its children's deaths.
+  // A tty command's shell, too, then dies before it could report its children's deaths.
   if (input.includeRoot) selected.unshift(root.pid);
   return selected;
 }
