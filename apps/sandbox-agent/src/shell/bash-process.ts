@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { CommandBodyFile } from './command-body.js';
 import { bodyFileLine, SHELL_SETUP, type CommandChunk } from './command-script.js';
 import { OutputChannel, type StreamName, type StreamReceiver } from './output-channel.js';
-import { readProcTable, signalProcesses } from './proc-table.js';
+import { ChildrenFile, readProcTable, signalProcesses } from './proc-table.js';
 
 export interface ShellExit {
   code: number | null;
@@ -33,6 +33,7 @@ export class BashProcess {
   private exit: ShellExit | undefined;
   private readonly exitListeners = new Set<(exit: ShellExit) => void>();
   private readonly body = new CommandBodyFile();
+  private readonly children: ChildrenFile;
 
   constructor(options: ShellSpawnOptions, idle: StreamReceiver) {
     this.child = spawn(options.shell, ['--norc', '--noprofile'], {
@@ -45,6 +46,7 @@ export class BashProcess {
     this.child.on('error', () => undefined);
     if (this.child.pid === undefined) throw new ShellStartError(`cannot start shell ${JSON.stringify(options.shell)}`);
     this.pid = this.child.pid;
+    this.children = new ChildrenFile(this.pid);
     this.child.once('exit', (code, signal) => {
       const exit = { code, signal };
       this.exit = exit;
@@ -118,6 +120,11 @@ export class BashProcess {
     clearTimeout(timer);
   }
 
+  /** `processKey`s of bash's direct children now: the earlier background jobs a command's kill sweep spares. */
+  snapshotChildren(): Set<string> {
+    return this.children.snapshot();
+  }
+
   /** Signals bash's own process group (bash, and children that share it). */
   signalGroup(signal: NodeJS.Signals): void {
     try {
@@ -142,5 +149,6 @@ export class BashProcess {
     this.channel.destroy();
     this.child.stdin.destroy();
     this.body.remove();
+    this.children.close();
   }
 }

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { processKey, type ProcEntry } from './process-tree.js';
 
 /**
@@ -40,22 +40,53 @@ export function readProcTable(): ProcEntry[] {
   return table;
 }
 
-/** `processKey`s of the direct children of `pid` right now (earlier background jobs, at command start). */
-export function snapshotChildren(pid: number): Set<string> {
-  const keys = new Set<string>();
-  let pids: number[];
-  try {
-    const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim();
-    pids = text === '' ? [] : text.split(' ').map(Number);
-  } catch {
-    // Kernel without CONFIG_PROC_CHILDREN: scan everything.
-    pids = readProcTable().filter((e) => e.ppid === pid).map((e) => e.pid);
+/**
+ * The direct children of one process, read from its `/proc/<pid>/task/<pid>/children` kept open: procfs regenerates
+ * the list on every read at offset 0, so one `pread` (≈ 1.3 µs here) replaces open + fstat + read + close
+ * (≈ 15 µs) on every command's start (issue 11).
+ */
+export class ChildrenFile {
+  private fd: number | undefined;
+  private readonly buffer = Buffer.alloc(4096);
+
+  constructor(private readonly pid: number) {}
+
+  /** `processKey`s of the direct children right now (earlier background jobs, at command start). */
+  snapshot(): Set<string> {
+    const keys = new Set<string>();
+    for (const child of this.childPids()) {
+      const entry = readProcEntry(child);
+      if (entry) keys.add(processKey(entry));
+    }
+    return keys;
   }
-  for (const child of pids) {
-    const entry = readProcEntry(child);
-    if (entry) keys.add(processKey(entry));
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
   }
-  return keys;
+
+  private childPids(): number[] {
+    try {
+      const text = this.read().trim();
+      return text === '' ? [] : text.split(' ').map(Number);
+    } catch {
+      // Kernel without CONFIG_PROC_CHILDREN, or the process is gone: scan everything.
+      this.close();
+      return readProcTable().filter((e) => e.ppid === this.pid).map((e) => e.pid);
+    }
+  }
+
+  private read(): string {
+    this.fd ??= openSync(`/proc/${this.pid}/task/${this.pid}/children`, 'r');
+    let text = '';
+    for (let offset = 0; ; ) {
+      const n = readSync(this.fd, this.buffer, 0, this.buffer.length, offset);
+      if (n === 0) return text;
+      text += this.buffer.toString('latin1', 0, n);
+      offset += n;
+    }
+  }
 }
 
 /** Whether the process ignores SIGHUP (bit 0 of `SigIgn` in /proc/<pid>/status). */

@@ -17,7 +17,7 @@ import type { BashProcess, StreamName } from './bash-process.js';
 import { stopCommand, type StopOutcome } from './command-stopper.js';
 import { buildExecResponse, CANCEL_EXIT_CODE, TIMEOUT_EXIT_CODE } from './command-result.js';
 import { PipeCommand, type CommandEnd } from './pipe-command.js';
-import { ignoresHangup, readProcTable, snapshotChildren } from './proc-table.js';
+import { ignoresHangup, readProcTable } from './proc-table.js';
 import { selectCommandTree } from './process-tree.js';
 import { SpillStore } from './spill-store.js';
 import { ShellSupervisor, type ShellHealth } from './shell-supervisor.js';
@@ -181,7 +181,7 @@ export class ShellEngine {
   private async runPipe(shell: BashProcess, context: PipeContext, stateReset: boolean): Promise<PipeAttempt> {
     const { job, signal, deadline } = context;
     const nonce = newNonce();
-    const preexisting = snapshotChildren(shell.pid);
+    const preexisting = shell.snapshotChildren();
     const sinks = this.newSinks();
     const command = new PipeCommand(shell, nonce, sinks, this.background);
     // The shape matters only at a yield point (C-MCP-11); without one every command simply runs in the shell.

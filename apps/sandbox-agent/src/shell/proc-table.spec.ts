@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ChildrenFile, readProcEntry } from './proc-table.js';
+import { processKey } from './process-tree.js';
+
+/** A real bash with two background sleeps; its stdout says when both run and when the short one is gone. */
+async function shellWithJobs(): Promise<{ shell: ChildProcess; lines: AsyncIterator<string> }> {
+  const shell = spawn('bash', ['-c', 'sleep 30 & sleep 30 & echo two; read; kill %1; wait %1; echo one; read'], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+    detached: true, // its own process group: the test's cleanup kills the sleeps with it
+  });
+  shell.stdout!.setEncoding('utf8');
+  const lines = (async function* () {
+    for await (const chunk of shell.stdout!) yield* String(chunk).trim().split('\n');
+  })();
+  return { shell, lines };
+}
+
+describe('ChildrenFile', () => {
+  let shell: ChildProcess | undefined;
+  afterEach(async () => {
+    if (!shell) return;
+    const running = shell.exitCode === null && shell.signalCode === null;
+    try {
+      process.kill(-shell.pid!, 'SIGKILL');
+    } catch {
+      // The group is already empty.
+    }
+    if (running) await once(shell, 'exit');
+    shell = undefined;
+  });
+
+  it('re-reads the same open file and sees children come and go (procfs regenerates it at offset 0)', async () => {
+    const started = await shellWithJobs();
+    shell = started.shell;
+    expect((await started.lines.next()).value).toBe('two');
+    const children = new ChildrenFile(shell.pid!);
+    const before = children.snapshot();
+    expect(before.size).toBe(2);
+    shell.stdin!.write('\n');
+    expect((await started.lines.next()).value).toBe('one');
+    const after = children.snapshot();
+    expect(after.size).toBe(1);
+    expect([...after].every((key) => before.has(key))).toBe(true);
+    children.close();
+  });
+
+  it('keys are processKey of each child (pid + start time), so a reused pid is not an earlier job', async () => {
+    const started = await shellWithJobs();
+    shell = started.shell;
+    await started.lines.next();
+    const children = new ChildrenFile(shell.pid!);
+    const [first] = [...children.snapshot()];
+    const pid = Number(first!.split(':')[0]);
+    expect(first).toBe(processKey(readProcEntry(pid)!));
+    children.close();
+  });
+
+  it('gives no children once the process is gone', async () => {
+    const started = await shellWithJobs();
+    shell = started.shell;
+    await started.lines.next();
+    const children = new ChildrenFile(shell.pid!);
+    expect(children.snapshot().size).toBe(2);
+    shell.kill('SIGKILL');
+    await once(shell, 'exit');
+    expect(children.snapshot().size).toBe(0);
+    children.close();
+  });
+});
