@@ -40,6 +40,16 @@ describe('sandbox-agent: timeouts', () => {
     expect((await agent.exec('echo $KEPT')).stdout).toBe('yes');
   });
 
+  // The SIGTERM round kills the shell in between, so the stubborn process is no longer in bash's tree when the
+  // SIGKILL round looks again (it was reparented): the first round's survivors are killed all the same.
+  it('SIGKILLs what ignores SIGTERM even when the SIGTERM round killed its parent', async () => {
+    const r = await agent.exec(`bash -c "sh -c 'trap \\"\\" TERM; echo \\$\\$ > orphaned.pid; sleep 30.3031'; echo after"`, { timeout: 1 });
+    expect(r).toMatchObject({ timed_out: true, stdout: '', state_reset: false });
+    const pid = Number(readFileSync(join(agent.workdir, 'orphaned.pid'), 'utf8'));
+    expect(isAlive(pid)).toBe(false);
+    expect((await agent.exec("pgrep -f 'sleep 30[.]3031' || echo none")).stdout).toBe('none');
+  });
+
   it('keeps partial output of a timed-out command on both streams', async () => {
     const r = await agent.exec('echo partial_line; echo partial_err >&2; sleep 30', { timeout: 1 });
     expect(r.timed_out).toBe(true);

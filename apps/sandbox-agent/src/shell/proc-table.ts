@@ -30,6 +30,18 @@ export function readProcEntry(pid: number): ProcEntry | undefined {
   }
 }
 
+/** `processKey` of a process that is still running (not a zombie); undefined once it is gone. */
+export function liveProcessKey(pid: number): string | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const state = text[text.lastIndexOf(')') + 2];
+    const entry = state === 'Z' || state === 'X' ? undefined : parseStat(text);
+    return entry ? processKey(entry) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function readProcTable(): ProcEntry[] {
   const table: ProcEntry[] = [];
   for (const name of readdirSync('/proc')) {
