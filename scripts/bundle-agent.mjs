@@ -4,8 +4,22 @@
 // (docs/agent.md, "Start-up and footprint"; bench/agent.bench.mjs prints the figures).
 import { build } from 'esbuild';
 import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const outdir = 'dist/sandbox-agent';
+
+// The agent uses only the wire contract of @cli-mcp/agent-client (wire.js: types and constants). The library's index
+// also exports the server's HTTP client and with it undici (CommonJS, ~0.5 MB: esbuild cannot prove it unused and
+// keeps it), which would slow the agent's start and grow its footprint. So the bundle takes wire.js alone; an agent
+// import of anything else from the library fails the build (esbuild: no matching export).
+const agentClientWireOnly = {
+  name: 'agent-client-wire-only',
+  setup(builder) {
+    builder.onResolve({ filter: /libs\/agent-client\/src\/index\.js$/ }, (args) => ({
+      path: join(args.resolveDir, args.path.replace(/index\.js$/, 'wire.js')),
+    }));
+  },
+};
 rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: { main: 'dist/apps/sandbox-agent/src/main.js' },
@@ -19,5 +33,6 @@ await build({
   logLevel: 'error',
   // node-pty is native: loaded from node_modules on the first tty command.
   external: ['node-pty'],
+  plugins: [agentClientWireOnly],
 });
 writeFileSync(`${outdir}/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);

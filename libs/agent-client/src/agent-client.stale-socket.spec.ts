@@ -70,6 +70,20 @@ describe('AgentClient on a stale keep-alive socket', () => {
     expect(served.requests).toEqual(['1:first', '1:second', '2:second']);
   });
 
+  it('sends the next call on a new connection, once, after the agent closed the idle one', async () => {
+    client = new AgentClient();
+    let closed!: () => void;
+    const firstClosed = new Promise<void>((resolve) => (closed = resolve));
+    const served = await serve((req, res, nth) => {
+      answer(res, `conn${nth.connection}`);
+      if (nth.connection === 1) res.on('finish', () => req.socket.end().on('close', closed));
+    });
+    expect((await client.exec(served.url, 't', { command: 'first' })).stdout).toBe('conn1');
+    await firstClosed;
+    expect((await client.exec(served.url, 't', { command: 'second' })).stdout).toBe('conn2');
+    expect(served.requests).toEqual(['1:first', '2:second']);
+  });
+
   it('reports ECONNREFUSED (not delivered) when the agent behind the stale socket is gone', async () => {
     client = new AgentClient();
     const served = await serve((req, res, nth) => {

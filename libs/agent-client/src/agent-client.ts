@@ -1,6 +1,6 @@
-import { Agent, request, type IncomingMessage, type RequestOptions } from 'node:http';
-import { urlToHttpOptions } from 'node:url';
+import { AgentConnections } from './agent-connections.js';
 import { AgentError, AgentErrorCode, type AgentOperation } from './agent-error.js';
+import { networkFailure } from './network-failure.js';
 import type {
   AssignRequest, CancelRequest, CancelResponse, ExecRequest, ExecResponse, HealthResponse, OutputRequest, OutputResponse,
 } from './wire.js';
@@ -38,7 +38,7 @@ interface Call {
  * aborting `exec` closes the connection, which the agent treats as a cancel (C-AG-4, C-MCP-9).
  */
 export class AgentClient {
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 256, scheduling: 'lifo' });
+  private readonly connections = new AgentConnections();
   private readonly maxResponseBytes: number;
   private readonly controlTimeoutMs: number;
 
@@ -77,9 +77,9 @@ export class AgentClient {
     });
   }
 
-  /** Closes idle keep-alive sockets (for shutdown and tests). */
+  /** Closes every connection (for shutdown and tests). */
   close(): void {
-    this.agent.destroy();
+    this.connections.close();
   }
 
   private call<T>(call: Call): Promise<T> {
@@ -88,9 +88,10 @@ export class AgentClient {
       new AgentError(code, call.op, url, detail, status, agentMessage, errno);
     return new Promise<T>((resolve, reject) => {
       if (call.signal?.aborted) return reject(fail(AgentErrorCode.Aborted, 'request aborted'));
-      const payload = call.body === undefined ? undefined : Buffer.from(JSON.stringify(call.body));
-      const headers: Record<string, string | number> = { accept: 'application/json' };
-      if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': payload.length });
+      const lease = this.connections.acquire(call.baseUrl, call.path, call.fresh === true);
+      const headers: Record<string, string> = { accept: 'application/json' };
+      const payload = call.body === undefined ? undefined : JSON.stringify(call.body);
+      if (payload !== undefined) headers['content-type'] = 'application/json';
       if (call.token !== undefined) headers.authorization = `Bearer ${call.token}`;
       let settled = false;
       const finish = (): boolean => {
@@ -105,55 +106,61 @@ export class AgentClient {
         if (error) reject(error);
         else resolve(value as T);
       };
-      const req = request({ ...target(call.baseUrl, call.path), method: call.method, headers, agent: call.fresh ? false : this.agent });
-      const sentAt = performance.now();
-      const onAbort = (): void => {
-        settle(fail(AgentErrorCode.Aborted, 'request aborted'));
-        req.destroy();
+      // Settle first, then destroy: the destroy fails the request, and that failure must not be reported.
+      const abandon = (error: AgentError): void => {
+        settle(error);
+        this.connections.discard(lease);
       };
+      const onAbort = (): void => abandon(fail(AgentErrorCode.Aborted, 'request aborted'));
       const timer = call.timeoutMs
-        ? setTimeout(() => {
-            settle(fail(AgentErrorCode.Network, `no response within ${call.timeoutMs} ms`));
-            req.destroy();
-          }, call.timeoutMs)
+        ? setTimeout(() => abandon(fail(AgentErrorCode.Network, `no response within ${call.timeoutMs} ms`)), call.timeoutMs)
         : undefined;
       call.signal?.addEventListener('abort', onAbort, { once: true });
-      let responded = false;
-      // Once a response arrived, failures are reported by readBody (size cap, aborted body), not as Network.
-      req.on('error', (error: NodeJS.ErrnoException) => {
-        if (responded) return;
-        if (!call.fresh && isStaleSocket(req.reusedSocket, error, sentAt) && finish()) {
-          // The agent closed this idle keep-alive socket as we picked it (it restarted, drained or timed it out)
-          // and the peer reset our write at once, so it never processed the request. Retry once on a new
-          // connection; a dead agent then gives ECONNREFUSED, which callers treat as "not delivered" (C-K8S-7).
-          // Node documents this retry for `reusedSocket`; docs/server.md, "Agent connections".
-          this.call<T>({ ...call, fresh: true }).then(resolve, reject);
-          return;
-        }
-        settle(fail(AgentErrorCode.Network, error.message, undefined, undefined, error.code));
+      const sentAt = performance.now();
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let status = 0;
+      lease.client.dispatch({ path: lease.path, method: call.method, headers, body: payload }, {
+        onRequestStart: () => undefined,
+        onResponseStart: (_controller, statusCode) => {
+          status = statusCode;
+        },
+        onResponseData: (_controller, chunk) => {
+          if (settled) return;
+          size += chunk.length;
+          if (size > this.maxResponseBytes) {
+            abandon(fail(AgentErrorCode.Decode, `response body exceeds maximum size of ${this.maxResponseBytes} bytes`, status));
+            return;
+          }
+          chunks.push(chunk);
+        },
+        onResponseEnd: () => {
+          this.connections.release(lease);
+          settle(...interpret<T>(status, Buffer.concat(chunks, size), fail));
+        },
+        onResponseError: (_controller, error: Error & { code?: string }) => {
+          this.connections.discard(lease);
+          if (settled) return;
+          // Once a response arrived, a failure is of its body (as a cut-off body was with node:http), not Network.
+          if (status !== 0) return settle(fail(AgentErrorCode.Decode, 'response aborted', status));
+          const { errno, detail } = networkFailure(error);
+          if (!call.fresh && isStaleSocket(lease.reused(), errno, sentAt) && finish()) {
+            // The agent closed this idle keep-alive socket as we picked it (it restarted, drained or timed it out)
+            // and the peer reset our write at once, so it never processed the request. Retry once on a new
+            // connection; a dead agent then gives ECONNREFUSED, which callers treat as "not delivered" (C-K8S-7).
+            // undici itself only catches a close that arrived before the write; docs/server.md, "Agent connections".
+            this.call<T>({ ...call, fresh: true }).then(resolve, reject);
+            return;
+          }
+          settle(fail(AgentErrorCode.Network, detail, undefined, undefined, errno));
+        },
       });
-      req.on('response', (res) => {
-        responded = true;
-        readBody(res, this.maxResponseBytes).then(
-          (body) => settle(...interpret<T>(res.statusCode ?? 0, body, fail)),
-          (error: Error) => settle(fail(AgentErrorCode.Decode, error.message, res.statusCode)),
-        );
-      });
-      req.end(payload);
     });
   }
 }
 
-/** Local agents without network listen on a Unix socket, named `unix:<absolute path>`; others by `http://…`. */
-export const UNIX_URL_PREFIX = 'unix:';
-
-function target(baseUrl: string, path: string): RequestOptions {
-  if (baseUrl.startsWith(UNIX_URL_PREFIX)) return { socketPath: baseUrl.slice(UNIX_URL_PREFIX.length), path, host: 'localhost' };
-  return urlToHttpOptions(new URL(`${baseUrl}${path}`));
-}
-
-function isStaleSocket(reused: boolean, error: NodeJS.ErrnoException, sentAt: number): boolean {
-  return reused && STALE_SOCKET_ERRORS.has(error.code ?? '') && performance.now() - sentAt < STALE_SOCKET_WINDOW_MS;
+function isStaleSocket(reused: boolean, errno: string | undefined, sentAt: number): boolean {
+  return reused && STALE_SOCKET_ERRORS.has(errno ?? '') && performance.now() - sentAt < STALE_SOCKET_WINDOW_MS;
 }
 
 type Fail = (code: AgentErrorCode, detail: string, status?: number, agentMessage?: string) => AgentError;
@@ -176,24 +183,4 @@ function interpret<T>(status: number, body: Buffer, fail: Fail): [AgentError | u
   } catch (error) {
     return [fail(AgentErrorCode.Decode, `invalid JSON response: ${(error as Error).message}`, status)];
   }
-}
-
-function readBody(res: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    res.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        // Reject before destroying: destroy() emits 'aborted' synchronously.
-        reject(new Error(`response body exceeds maximum size of ${limit} bytes`));
-        res.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    res.on('end', () => resolve(Buffer.concat(chunks)));
-    res.on('error', reject);
-    res.on('aborted', () => reject(new Error('response aborted')));
-  });
 }
