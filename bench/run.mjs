@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 
 const suites = [
   ['agent', './agent.bench.mjs', 'runAgentBench'],
+  ['agent-client', './agent-client.bench.mjs', 'runAgentClientBench'],
   ['agent-footprint', './agent-footprint.bench.mjs', 'runAgentFootprintBench'],
   ['server', './server.bench.mjs', 'runServerBench'],
   ['kubernetes', './kubernetes.bench.mjs', 'runKubernetesBench'],
