@@ -78,6 +78,14 @@ describe('sandbox-agent: the command body file', () => {
     expect(await agent.exec('echo fine')).toMatchObject({ stdout: 'fine', stderr: '', exit_code: 0 });
   });
 
+  // The agent truncates only a file longer than the new body (issue 11): what a command appended counts too.
+  it('a command that appends a command to the file does not get it run with the next one', async () => {
+    await agent.exec(`for f in "$TMPDIR"/climcp-sh-*/*; do printf '\\necho APPENDED\\n' >> "$f"; done`);
+    expect(await agent.exec('echo fine')).toMatchObject({ stdout: 'fine', stderr: '', exit_code: 0 });
+    expect(await agent.exec('echo a-longer-command-than-the-last-one')).toMatchObject({ stdout: 'a-longer-command-than-the-last-one', stderr: '' });
+    expect(await agent.exec('echo s')).toMatchObject({ stdout: 's', stderr: '' });
+  });
+
   it('a command that removes the file, or its directory, does not break the next command', async () => {
     await agent.exec('rm -f "$TMPDIR"/climcp-sh-*/*');
     expect(await agent.exec('echo after-file')).toMatchObject({ stdout: 'after-file', exit_code: 0, state_reset: false });

@@ -10,7 +10,8 @@ let counter = 0;
  * at a time but a sourced regular file in one read(2), so the agent writes the body here and sends bash only a short
  * line. One file per shell, in a private 0700 directory outside the workdir and the output dir, rewritten before
  * every command's line (nothing a command leaves in it outlives that command). Kept open and rewritten in place
- * (`pwrite` + `ftruncate`, ≈ 5 µs; an `open(O_TRUNC)` per command measured ≈ 140 µs here). Same-UID processes can
+ * (`pwrite`, plus `ftruncate` when the file held more than the new body: ≈ 5 µs; an `open(O_TRUNC)` per command
+ * measured ≈ 140 µs here). Same-UID processes can
  * reach it, as they can reach bash's stdin pipe through /proc: docs/agent.md, "The command body file".
  */
 export class CommandBodyFile {
@@ -26,13 +27,23 @@ export class CommandBodyFile {
   write(text: string): void {
     const bytes = Buffer.from(text, 'utf8');
     let fd = this.fd;
-    if (fd !== undefined && fstatSync(fd).nlink === 0) {
-      closeSync(fd);
-      fd = undefined;
+    // One fstat: a removed file (no links left) is made again, and the size says whether old bytes are left over.
+    let size = 0;
+    if (fd !== undefined) {
+      const stat = fstatSync(fd);
+      if (stat.nlink > 0) size = stat.size;
+      else {
+        closeSync(fd);
+        fd = undefined;
+      }
     }
-    fd ??= this.fd = this.open();
+    if (fd === undefined) {
+      fd = this.fd = this.open();
+      size = fstatSync(fd).size;
+    }
     writeSync(fd, bytes, 0, bytes.length, 0);
-    ftruncateSync(fd, bytes.length);
+    // Only a file longer than this body keeps old bytes (a longer earlier body, or whatever a command wrote there).
+    if (size > bytes.length) ftruncateSync(fd, bytes.length);
   }
 
   remove(): void {
