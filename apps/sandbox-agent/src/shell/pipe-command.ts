@@ -97,7 +97,10 @@ export class PipeCommand implements StreamReceiver {
   }
 
   private noticeStart(): void {
-    if (this.startWaiters.length === 0 || !this.started) return;
+    if (this.startWaiters.length > 0 && this.started) this.releaseStartWaiters();
+  }
+
+  private releaseStartWaiters(): void {
     const waiters = this.startWaiters;
     this.startWaiters = [];
     for (const waiter of waiters) waiter();
@@ -132,9 +135,7 @@ export class PipeCommand implements StreamReceiver {
 
   private finish(end: CommandEnd): void {
     this.ended = true;
-    const waiters = this.startWaiters;
-    this.startWaiters = [];
-    for (const waiter of waiters) waiter();
+    this.releaseStartWaiters();
     this.unsubscribeExit();
     for (const stream of ['stdout', 'stderr'] as const) {
       if (this.paused[stream]) this.shell.resume(stream);
