@@ -31,41 +31,40 @@ describe('ChildrenFile', () => {
     shell = undefined;
   });
 
-  it('re-reads the same open file and sees children come and go (procfs regenerates it at offset 0)', async () => {
+  /** The shell of `shellWithJobs`, once both jobs run, and a ChildrenFile on it (closed after the test). */
+  async function twoJobs(): Promise<{ lines: AsyncIterator<string>; children: ChildrenFile }> {
     const started = await shellWithJobs();
     shell = started.shell;
     expect((await started.lines.next()).value).toBe('two');
-    const children = new ChildrenFile(shell.pid!);
+    children = new ChildrenFile(shell.pid!);
+    return { lines: started.lines, children };
+  }
+  let children: ChildrenFile | undefined;
+  afterEach(() => children?.close());
+
+  it('re-reads the same open file and sees children come and go (procfs regenerates it at offset 0)', async () => {
+    const { lines, children } = await twoJobs();
     const before = children.snapshot();
     expect(before.size).toBe(2);
-    shell.stdin!.write('\n');
-    expect((await started.lines.next()).value).toBe('one');
+    shell!.stdin!.write('\n');
+    expect((await lines.next()).value).toBe('one');
     const after = children.snapshot();
     expect(after.size).toBe(1);
     expect([...after].every((key) => before.has(key))).toBe(true);
-    children.close();
   });
 
   it('keys are processKey of each child (pid + start time), so a reused pid is not an earlier job', async () => {
-    const started = await shellWithJobs();
-    shell = started.shell;
-    await started.lines.next();
-    const children = new ChildrenFile(shell.pid!);
+    const { children } = await twoJobs();
     const [first] = [...children.snapshot()];
     const pid = Number(first!.split(':')[0]);
     expect(first).toBe(processKey(readProcEntry(pid)!));
-    children.close();
   });
 
   it('gives no children once the process is gone', async () => {
-    const started = await shellWithJobs();
-    shell = started.shell;
-    await started.lines.next();
-    const children = new ChildrenFile(shell.pid!);
+    const { children } = await twoJobs();
     expect(children.snapshot().size).toBe(2);
-    shell.kill('SIGKILL');
-    await once(shell, 'exit');
+    shell!.kill('SIGKILL');
+    await once(shell!, 'exit');
     expect(children.snapshot().size).toBe(0);
-    children.close();
   });
 });
