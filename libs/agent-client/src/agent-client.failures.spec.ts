@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AgentClient } from './agent-client.js';
 import { AgentErrorCode } from './agent-error.js';
 import { networkFailure } from './network-failure.js';
+import { stopServer } from '../test/stop-server.js';
 
 let server: Server | undefined;
 let client: AgentClient;
@@ -27,8 +28,7 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 
 afterEach(async () => {
   client?.close();
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await stopServer(server);
   server = undefined;
 });
 

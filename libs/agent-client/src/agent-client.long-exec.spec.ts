@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AgentClient } from './agent-client.js';
 import type { ExecResponse } from './wire.js';
+import { stopServer } from '../test/stop-server.js';
 
 const okExec: ExecResponse = {
   stdout: 'done', stderr: '', exit_code: 0, duration_ms: 900_000, timed_out: false, cancelled: false,
@@ -47,7 +48,6 @@ describe('AgentClient /exec without a timeout', () => {
     else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(okExec));
     await expect(pending).resolves.toMatchObject({ stdout: 'done' });
     client.close();
-    server.closeAllConnections();
-    server.close();
+    await stopServer(server);
   });
 });

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AgentClient } from './agent-client.js';
 import { AgentErrorCode } from './agent-error.js';
 import type { ExecResponse } from './wire.js';
+import { stopServer } from '../test/stop-server.js';
 
 const okExec = (stdout: string): ExecResponse => ({
   stdout, stderr: '', exit_code: 0, duration_ms: 1, timed_out: false, cancelled: false,
@@ -52,8 +53,7 @@ const answer = (res: ServerResponse, stdout: string): void => {
 
 afterEach(async () => {
   client?.close();
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await stopServer(server);
   server = undefined;
 });
 

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AgentConnections, type Lease } from './agent-connections.js';
+import { stopServer } from '../test/stop-server.js';
 
 let server: Server | undefined;
 let sockets: Socket[] = [];
@@ -32,8 +33,7 @@ async function call(lease: Lease): Promise<void> {
 
 afterEach(async () => {
   connections.close();
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await stopServer(server);
   server = undefined;
   sockets = [];
 });
@@ -90,8 +90,7 @@ describe(AgentConnections.name, () => {
     connections.close();
     expect(connections.agents).toBe(0);
     expect([onTcp.client.destroyed, onUnix.client.destroyed]).toEqual([true, true]);
-    tcpServer.closeAllConnections();
-    tcpServer.close();
+    await stopServer(tcpServer);
     rmSync(dir, { recursive: true, force: true });
   });
 
