@@ -135,11 +135,13 @@ describe('cancellation across replicas (C-MCP-9)', () => {
     const [pod] = sessionPods('inv-e2e-cancel');
     const agentUrl = `http://${(pod!.status as { podIP: string }).podIP}:8090`;
 
-    const running = rawCall(server.mcpUrl, 'inv-e2e-cancel', 4242, 'sleep 30; echo not-cancelled');
+    // A duration of its own: other test files running at the same time start `sleep 30`s too, and a match on one of
+    // theirs let the cancel reach the agent before this command did (it then ran its 30 s: seen once in CI).
+    const running = rawCall(server.mcpUrl, 'inv-e2e-cancel', 4242, 'sleep 30.4242; echo not-cancelled');
     await eventually(async () => ((await (await fetch(`${agentUrl}/health`)).json()) as { busy: boolean }).busy, 'the command to start');
     // …and its sleep to run: a cancel in the first instant of a command is the agent's own case (its integration
     // tests: queue-cancel.test.ts); this test is about the cancel finding its way across replicas.
-    await eventually(() => processesMatching('sleep 30').length > 0, 'the sleep to run');
+    await eventually(() => processesMatching('sleep 30.4242').length > 0, 'the sleep to run');
     const cancel = await fetch(replicaB.mcpUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-session-id': 'inv-e2e-cancel' },

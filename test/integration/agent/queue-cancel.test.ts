@@ -138,7 +138,7 @@ describe('sandbox-agent: queue, cancel, idempotency, health while busy', () => {
   // (15 of 40 cancels here, and once in CI through a yield-point subshell). Ten tries: all must skip it.
   it('a cancel stops a shell inside the command before its next step can run (parents are signalled first)', async () => {
     for (let i = 0; i < 10; i++) {
-      const running = agent.exec(`bash -c 'echo $$ > inner-${i}.pid; sleep 30; echo not-cancelled'`, { request_id: `inner-${i}`, timeout: 60 });
+      const running = agent.exec(`bash -c 'echo $$ > inner-${i}.pid; sleep 30.5151; echo not-cancelled'`, { request_id: `inner-${i}`, timeout: 60 });
       await waitFor(() => existsSafe(join(agent.workdir, `inner-${i}.pid`)), 10_000, 'command start');
       const inner = Number(readFileSync(join(agent.workdir, `inner-${i}.pid`), 'utf8'));
       await waitFor(() => childrenOf(inner).length > 0, 10_000, 'the inner sleep');
