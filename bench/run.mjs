@@ -1,5 +1,6 @@
 // `npm run bench`: runs every benchmark and prints its tables. Benchmarks import the built code (dist/).
 import { existsSync } from 'node:fs';
+import { describeMachine } from './lib/machine.mjs';
 
 const suites = [
   ['agent', './agent.bench.mjs', 'runAgentBench'],
@@ -13,6 +14,7 @@ const suites = [
   ['peer', './peer.bench.mjs', 'runPeerBench'],
 ];
 const only = process.argv.slice(2);
+console.log(`Machine: ${describeMachine()}`);
 for (const [name, file, fn] of suites) {
   if (only.length > 0 && !only.includes(name)) continue;
   if (!existsSync(new URL(file, import.meta.url))) continue;
