@@ -8,7 +8,7 @@ import { alternatingRounds, p50WithSpread, p99Of, ratioWithSpread, roundP50 } fr
 import { ms, printTable } from './lib/stats.mjs';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const STARTS = Number(process.env.BENCH_STARTS ?? 9);
 
 function spawnTrue() {

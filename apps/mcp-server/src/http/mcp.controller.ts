@@ -28,13 +28,12 @@ export class McpController {
   async post(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const url = requestUrl(request);
     const sessionId = firstValue(request.headers['x-session-id']);
-    const web = webRequestOf(url, request.headers, reply.raw);
     reply.hijack();
-    if (!(await isLegacyPost(web, request.body))) {
+    if (!isLegacyPost(request.headers, request.body)) {
       // MCP 2026-07-28 (C-MCP-12): the SDK's own stateless handler. Requests before a command start the sandbox.
       const method = requestMethodOf(request.body);
       if (method) this.eager.noticeRequest(sessionId, method);
-      await this.modern.serve(web, request.body, reply.raw, method);
+      await this.modern.serve(webRequestOf(url, request.headers, reply.raw), request.body, reply.raw, method);
       return;
     }
     // The 2025 revisions: our transport straight onto Node's response (docs/benchmarks.md, "Protocol eras").
