@@ -1,10 +1,16 @@
-import { mkdirSync, readdirSync } from 'node:fs';
-import { readdir, stat, unlink } from 'node:fs/promises';
+import { mkdirSync, readdir as readdirCallback, readdirSync, stat as statCallback, unlink as unlinkCallback } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { SpillConfig } from '../config/agent-config.js';
 import type { AgentLog } from '../logging/agent-logger.js';
 import { SpillFile } from './spill-file.js';
 import { selectSpillFilesToDelete, spillFileName, spillSeqOf, type SpillFileInfo, type SpillStream } from './spill-retention.js';
+
+// node:fs's callback API, not node:fs/promises: on Node 24 that module (and what it loads: readline, fs watchers)
+// adds ≈ 1.1 MB to every idle agent's RSS (issue 11, round 4), for a retention pass only output-heavy commands need.
+const readdir = promisify(readdirCallback);
+const stat = promisify(statCallback);
+const unlink = promisify(unlinkCallback);
 
 /**
  * `<outputDir>/out/<seq>.stdout|.stderr`: the full output of recent large commands, so the model can `grep` it
