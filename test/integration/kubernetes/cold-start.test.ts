@@ -44,6 +44,25 @@ describe.skipIf(skipReason)('Kubernetes cold start without readiness-probe waits
     expect(isReadyPod(pod('cold-discover'))).toBe(false);
   });
 
+  it('cancel and progress: a sibling replica finds the command running in a pod that is not Ready yet', async () => {
+    const a = stack.replica({ readyTimeoutMs: 20_000 });
+    await a.manager.execute('cold-cancel', { command: 'true' }, noAbort());
+    const running = a.manager.execute('cold-cancel', { command: 'echo started; sleep 30.6161; echo not-cancelled', request_id: 'cold-1' }, noAbort());
+    // Another replica: no cache, so it discovers the pod — which the kubelet has not marked Ready.
+    const b = stack.replica({ readyTimeoutMs: 20_000 });
+    const deadline = Date.now() + 10_000;
+    let peeked: Awaited<ReturnType<typeof b.manager.peek>>;
+    while (!(peeked = await b.manager.peek('cold-cancel', 'cold-1', noAbort()))?.stdout?.includes('started') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(peeked).toMatchObject({ running: true, stdout: expect.stringContaining('started') });
+    expect(await b.manager.cancel('cold-cancel', 'cold-1')).toBe(true);
+    const result = await running;
+    expect(result.response).toMatchObject({ cancelled: true });
+    expect(result.response.stdout).not.toContain('not-cancelled');
+    expect(isReadyPod(pod('cold-cancel'))).toBe(false);
+  });
+
   it('claim: a warm pod that runs but is not Ready yet is claimed, assigned and used; it stays not Ready', async () => {
     const [warm] = stack.warmPods(1);
     await stack.cluster.waitFor('pods', NAMESPACE, warm as string, runsWithIp);

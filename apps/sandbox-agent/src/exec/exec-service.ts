@@ -50,7 +50,9 @@ export class ExecService {
   }
 
   cancel(requestId: string | undefined): CancelResponse {
-    return { cancelled: this.queue.cancel(requestId) };
+    const cancelled = this.queue.cancel(requestId);
+    this.log.debug({ request_id: requestId, cancelled, running: this.queue.busy }, 'cancel');
+    return { cancelled };
   }
 
   /** `/output`: the running command's latest output, when it is the one named (C-MCP-10 progress). */

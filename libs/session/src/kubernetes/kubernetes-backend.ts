@@ -6,7 +6,7 @@ import type { SandboxBackend, SandboxHandle } from '../sandbox-backend.port.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { SessionMetrics } from '../session-metrics.js';
 import { abortedAcquisition, type AbortCause, type AcquireContext, type Acquired } from './acquire-context.js';
-import { agentHealthProbe, type AgentProbe } from './agent-probe.js';
+import { agentHealthProbe, isProbeable, PROBE_ATTEMPT_TIMEOUT_MS, type AgentProbe } from './agent-probe.js';
 import { ActivityToucher } from './activity-toucher.js';
 import { claimUnassignedPod } from './claim.js';
 import { deletePodAndSecret } from './cleanup.js';
@@ -95,7 +95,12 @@ export class KubernetesBackend implements SandboxBackend {
     }
   }
 
-  /** Discovery only (cancel routing, C-MCP-9): the session's serving pod, or undefined. Never creates or waits. */
+  /**
+   * Discovery only (cancel and progress routing, C-MCP-9/10): the session's serving pod, or undefined. Never creates
+   * or waits. "Serving" is what acquisition hands out: Ready, or — before the kubelet's first readiness probe — a
+   * running pod whose agent answers `/health` when asked once (issue 11). Without the second half, a cancel
+   * reaching another replica in a new pod's first seconds found no pod while its command ran.
+   */
   async find(sessionId: string, signal: AbortSignal): Promise<SandboxHandle | undefined> {
     let items: V1Pod[];
     try {
@@ -104,8 +109,15 @@ export class KubernetesBackend implements SandboxBackend {
       if (signal.aborted) throw abortedAcquisition('caller');
       throw new SessionError(SessionErrorCode.BackendFailure, `resolve pod: discover pod: list pods: ${errorText(error)}`, { cause: error });
     }
-    const { ready } = selectSessionPod(items);
-    return ready ? this.handle(sessionId, ready, 'discover', false) : undefined;
+    const { ready, pending } = selectSessionPod(items);
+    const serving = ready ?? (pending && (await this.answersNow(pending, signal)) ? pending : undefined);
+    return serving ? this.handle(sessionId, serving, 'discover', false) : undefined;
+  }
+
+  /** One bounded direct `/health` of a pod that runs with an IP but is not Ready (never when direct probes are off). */
+  private async answersNow(pod: V1Pod, signal: AbortSignal): Promise<boolean> {
+    if (!this.probe || !isProbeable(pod)) return false;
+    return this.probe(pod, this.bounded(signal, PROBE_ATTEMPT_TIMEOUT_MS));
   }
 
   /**
