@@ -41,7 +41,7 @@ export async function probeUntilAnswered(clock: Clock, probe: AgentProbe, pod: V
   const started = clock.now();
   let gap = FIRST_GAP_MS;
   while (!signal.aborted) {
-    if (await attempt(clock, probe, pod, signal)) return !signal.aborted;
+    if (await probeOnce(clock, probe, pod, signal)) return !signal.aborted;
     const fast = clock.now() - started < FAST_WINDOW_MS;
     if (!(await delay(clock, fast ? gap : SLOW_GAP_MS, signal))) return false;
     gap = Math.min(gap * 2, FAST_GAP_CAP_MS);
@@ -49,7 +49,8 @@ export async function probeUntilAnswered(clock: Clock, probe: AgentProbe, pod: V
   return false;
 }
 
-async function attempt(clock: Clock, probe: AgentProbe, pod: V1Pod, signal: AbortSignal): Promise<boolean> {
+/** One probe, bounded to {@link PROBE_ATTEMPT_TIMEOUT_MS}: false on any failure or abort. Never throws. */
+export async function probeOnce(clock: Clock, probe: AgentProbe, pod: V1Pod, signal: AbortSignal): Promise<boolean> {
   const bounded = new AbortController();
   const cancelTimer = clock.schedule(PROBE_ATTEMPT_TIMEOUT_MS, () => bounded.abort());
   const onAbort = (): void => bounded.abort();

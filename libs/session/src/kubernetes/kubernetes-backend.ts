@@ -6,7 +6,7 @@ import type { SandboxBackend, SandboxHandle } from '../sandbox-backend.port.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { SessionMetrics } from '../session-metrics.js';
 import { abortedAcquisition, type AbortCause, type AcquireContext, type Acquired } from './acquire-context.js';
-import { agentHealthProbe, isProbeable, PROBE_ATTEMPT_TIMEOUT_MS, type AgentProbe } from './agent-probe.js';
+import { agentHealthProbe, isProbeable, probeOnce, type AgentProbe } from './agent-probe.js';
 import { ActivityToucher } from './activity-toucher.js';
 import { claimUnassignedPod } from './claim.js';
 import { deletePodAndSecret } from './cleanup.js';
@@ -110,14 +110,12 @@ export class KubernetesBackend implements SandboxBackend {
       throw new SessionError(SessionErrorCode.BackendFailure, `resolve pod: discover pod: list pods: ${errorText(error)}`, { cause: error });
     }
     const { ready, pending } = selectSessionPod(items);
-    const serving = ready ?? (pending && (await this.answersNow(pending, signal)) ? pending : undefined);
-    return serving ? this.handle(sessionId, serving, 'discover', false) : undefined;
-  }
-
-  /** One bounded direct `/health` of a pod that runs with an IP but is not Ready (never when direct probes are off). */
-  private async answersNow(pod: V1Pod, signal: AbortSignal): Promise<boolean> {
-    if (!this.probe || !isProbeable(pod)) return false;
-    return this.probe(pod, this.bounded(signal, PROBE_ATTEMPT_TIMEOUT_MS));
+    if (ready) return this.handle(sessionId, ready, 'discover', false);
+    // The pod acquisition would hand out before Ready: probe-able, and its agent answers one bounded /health.
+    if (pending && this.probe && isProbeable(pending) && (await probeOnce(this.clock, this.probe, pending, signal))) {
+      return this.handle(sessionId, pending, 'discover', false);
+    }
+    return undefined;
   }
 
   /**
