@@ -32,3 +32,4 @@ export type { KubeObject, ObjectMeta, Status, StatusDetails, StatusCause } from 
 export { sendRaw, type RawRequest, type RawResponse } from './raw-http/raw-http-client.js';
 export { FakeClock, type ClockLike } from './fake-clock.js';
 export { mcpAnswerMessages } from './raw-http/mcp-answer.js';
+export { eventually } from './eventually.js';

@@ -5,7 +5,7 @@
  * would run into its 20 s ready timeout.
  */
 import { SESSION_ID_LABEL, sessionPodName } from '@cli-mcp/podspec';
-import type { KubeObject } from '@cli-mcp/testing';
+import { eventually, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAST_KUBELET, INSTANCE, NAMESPACE, isReadyPod, labelOf, noAbort, skipReason, startKubeStack, type KubeStack } from './support/kube-stack.js';
 
@@ -50,12 +50,9 @@ describe.skipIf(skipReason)('Kubernetes cold start without readiness-probe waits
     const running = a.manager.execute('cold-cancel', { command: 'echo started; sleep 30.6161; echo not-cancelled', request_id: 'cold-1' }, noAbort());
     // Another replica: no cache, so it discovers the pod — which the kubelet has not marked Ready.
     const b = stack.replica({ readyTimeoutMs: 20_000 });
-    const deadline = Date.now() + 10_000;
-    let peeked: Awaited<ReturnType<typeof b.manager.peek>>;
-    while (!(peeked = await b.manager.peek('cold-cancel', 'cold-1', noAbort()))?.stdout?.includes('started') && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    expect(peeked).toMatchObject({ running: true, stdout: expect.stringContaining('started') });
+    const peek = () => b.manager.peek('cold-cancel', 'cold-1', noAbort());
+    await eventually(async () => (await peek())?.stdout?.includes('started') === true, 'the sibling to see the command', 10_000).catch(() => undefined);
+    expect(await peek()).toMatchObject({ running: true, stdout: expect.stringContaining('started') });
     expect(await b.manager.cancel('cold-cancel', 'cold-1')).toBe(true);
     const result = await running;
     expect(result.response).toMatchObject({ cancelled: true });

@@ -4,6 +4,7 @@
  * agents the fake kubelet runs: each logs the timeout it applies to a queued command (debug level).
  */
 import { sessionPodName } from '@cli-mcp/podspec';
+import { eventually } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAST_KUBELET, INSTANCE, NAMESPACE, isReadyPod, noAbort, skipReason, startKubeStack, type KubeStack } from './support/kube-stack.js';
 
@@ -29,8 +30,7 @@ describe.skipIf(skipReason)('--max-timeout 600 on Kubernetes (C-AG-14)', () => {
    * the answer first (CI, Node 20 pass, once) — so wait, boundedly, until `count` records arrived.
    */
   async function loggedTimeouts(pod: string, count: number): Promise<number[]> {
-    const deadline = Date.now() + 5_000;
-    while (appliedTimeouts(pod).length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => appliedTimeouts(pod).length >= count, `${count} command records`, 5_000).catch(() => undefined);
     return appliedTimeouts(pod);
   }
 

@@ -46,15 +46,7 @@ export function structuredOf(result: CallToolResult): { stdout: string; stderr: 
   return result.structuredContent as { stdout: string; stderr: string; exit_code: number } & Record<string, unknown>;
 }
 
-/** Polls `check` until it returns true (events we cannot subscribe to: process exit, files). */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+export { eventually } from '@cli-mcp/testing';
 
 /** Two clients of servers that share nothing each write and read their own `/workspace` file; both are closed. */
 export async function expectSeparateWorkspaces(one: Client, two: Client): Promise<void> {
