@@ -147,6 +147,23 @@ describe('sandbox-agent: framing is immune to the user\'s own definitions (C-AG-
       expect(await agent.exec('echo back')).toMatchObject({ stdout: 'back', stderr: '' });
     });
 
+    // Round 4 of issue 11 put head, eval loop and tail under one /dev/null group: a DEBUG trap that runs inside
+    // functions too (set -T) and prints the command it traps must print nothing of the head or the tail. What it does
+    // print of the protocol is one line per stream for the eval that runs the user's text (docs/agent.md, limits).
+    it('a DEBUG trap with functrace that prints every command prints nothing of the head or tail', async () => {
+      await agent.exec(`trap 'echo "dbg:$BASH_COMMAND"; echo "dbg:$BASH_COMMAND" >&2' DEBUG; set -T`);
+      const r = await agent.exec('f() { echo in-f; }; f');
+      expect(r).toMatchObject({ exit_code: 0, state_reset: false });
+      expect(r.stdout.split('\n').at(-1)).toBe('in-f');
+      for (const stream of [r.stdout, r.stderr]) {
+        expect(stream).toContain('dbg:echo in-f');
+        expect(stream).not.toContain('\x1f');
+        expect(stream.split('\n').filter((line) => line.includes('__climcp'))).toEqual(['dbg:builtin eval "$__climcp_x$__climcp_c"']);
+      }
+      await agent.exec('trap - DEBUG; set +T');
+      expect(await agent.exec('echo back')).toMatchObject({ stdout: 'back', stderr: '' });
+    });
+
     it('a readonly function named builtin replaces the shell at once instead of hanging', async () => {
       const r = await agent.exec('function builtin { :; }; readonly -f builtin; echo defined', { timeout: 20 });
       expect(r).toMatchObject({ stdout: 'defined', timed_out: false });
