@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import type { ExecRequest, ExecResponse, OutputResponse } from '@cli-mcp/agent-client';
-import type { BackendHealth, SessionExecResult } from '@cli-mcp/session';
+import type { BackendHealth, CancelOutcome, SessionExecResult } from '@cli-mcp/session';
 import { pino, type Logger } from 'pino';
 import type { ServerConfig } from '../src/config/server-config.js';
 import type { SessionService } from '../src/sessions/session-service.port.js';
@@ -30,7 +30,7 @@ export class StrictSessionService implements SessionService {
     return this.program('prepare', fn);
   }
 
-  onCancel(fn: (sessionId: string, requestId: string) => Promise<boolean>): this {
+  onCancel(fn: (sessionId: string, requestId: string) => Promise<CancelOutcome>): this {
     return this.program('cancel', fn);
   }
 
@@ -58,8 +58,8 @@ export class StrictSessionService implements SessionService {
     return this.invoke('prepare', [sessionId]) as Promise<void>;
   }
 
-  cancel(sessionId: string, requestId: string): Promise<boolean> {
-    return this.invoke('cancel', [sessionId, requestId]) as Promise<boolean>;
+  cancel(sessionId: string, requestId: string): Promise<CancelOutcome> {
+    return this.invoke('cancel', [sessionId, requestId]) as Promise<CancelOutcome>;
   }
 
   peek(sessionId: string, requestId: string): Promise<OutputResponse | undefined> {

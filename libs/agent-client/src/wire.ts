@@ -122,6 +122,11 @@ export interface CancelRequest {
 export interface CancelResponse {
   /** Whether a running or queued command was found and stopped. */
   cancelled: boolean;
+  /**
+   * No command of that `request_id` had arrived: one that arrives within a few seconds is answered as cancelled
+   * without running (C-MCP-9: a cancel forwarded by another replica can overtake its `/exec`).
+   */
+  waiting?: boolean;
 }
 
 /** `POST /output` body: peek at the running command's latest output (C-MCP-10 progress). */

@@ -3,7 +3,7 @@ export * from './session-error.js';
 export { SESSION_ID_PATTERN, assertValidSessionId, isValidSessionId } from './session-id.js';
 export { systemClock, type Clock } from './clock.js';
 export { DEFAULT_CACHE_TTL_MS, SessionCache, type SessionCacheOptions } from './session-cache.js';
-export { SessionManager, type SessionAgentPort, type SessionManagerOptions } from './session-manager.js';
+export { SessionManager, type CancelOutcome, type SessionAgentPort, type SessionManagerOptions } from './session-manager.js';
 export { SESSION_METRIC_NAMES, SessionMetrics, type AcquireTrigger, type ExecOutcome, type LookupResult, type LookupTier } from './session-metrics.js';
 export { AGENT_NOT_ASSIGNED_MESSAGE, classifyAgentFailure, describeAgentFailure, type AgentFailureKind } from './agent-failure.js';
 export { LocalBackend } from './local/local-backend.js';

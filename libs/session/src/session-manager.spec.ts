@@ -238,14 +238,20 @@ describe(SessionManager.name, () => {
     it('routes through f.backend.find on a cache miss and never creates a sandbox', async () => {
       f.backend.on('find', async () => handle('s1', { token: 'tok' }));
       f.agent.on('cancel', async () => ({ cancelled: true }));
-      expect(await f.manager.cancel('s1', 'mcp-7')).toBe(true);
+      expect(await f.manager.cancel('s1', 'mcp-7')).toBe('stopped');
       expect(f.agent.callsOf('cancel')[0]!.slice(0, 3)).toEqual(['http://127.0.0.1:41000', 'tok', 'mcp-7']);
       expect(f.backend.callsOf('acquire')).toHaveLength(0);
     });
 
-    it('returns false when the session has no sandbox', async () => {
+    it('says the cancel waits when the agent had not seen the command yet (it refuses it on arrival)', async () => {
+      f.backend.on('find', async () => handle('s1', { token: 'tok' }));
+      f.agent.on('cancel', async () => ({ cancelled: false, waiting: true }));
+      expect(await f.manager.cancel('s1', 'mcp-7')).toBe('waiting');
+    });
+
+    it('returns none when the session has no sandbox', async () => {
       f.backend.on('find', async () => undefined);
-      expect(await f.manager.cancel('s1', 'mcp-7')).toBe(false);
+      expect(await f.manager.cancel('s1', 'mcp-7')).toBe('none');
       expect(f.agent.calls).toEqual([]);
     });
 
@@ -253,7 +259,7 @@ describe(SessionManager.name, () => {
       f.acquireReturns(handle('s1'));
       f.agent.on('exec', async () => execResponse()).on('cancel', async () => ({ cancelled: false }));
       await f.manager.execute('s1', request, never());
-      expect(await f.manager.cancel('s1', 'mcp-7')).toBe(false);
+      expect(await f.manager.cancel('s1', 'mcp-7')).toBe('none');
       expect(f.backend.callsOf('find')).toHaveLength(0);
     });
   });

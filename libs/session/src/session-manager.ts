@@ -12,6 +12,9 @@ import { FlightAbortedError, SingleFlight } from './single-flight.js';
 /** The part of `AgentClient` the manager uses (a port, so tests use a strict fake). */
 export type SessionAgentPort = Pick<AgentClient, 'exec' | 'cancel' | 'output'>;
 
+/** What a forwarded cancel did (C-MCP-9): see `SessionManager.cancel`. */
+export type CancelOutcome = 'stopped' | 'waiting' | 'none';
+
 export interface SessionManagerOptions {
   backend: SandboxBackend;
   agent: SessionAgentPort;
@@ -104,16 +107,17 @@ export class SessionManager {
 
   /**
    * Stops the command `requestId` of the session (C-MCP-9). Finds the sandbox without creating one — from the
-   * cache or `backend.find` — so a cancel arriving at any replica reaches it. False when nothing was running.
+   * cache or `backend.find` — so a cancel arriving at any replica reaches it. `waiting`: the command had not reached
+   * the agent yet, which will refuse it when it does (the agent's early cancels); `none`: nothing of that id ran.
    */
-  async cancel(sessionId: string, requestId: string, signal: AbortSignal = new AbortController().signal): Promise<boolean> {
+  async cancel(sessionId: string, requestId: string, signal: AbortSignal = new AbortController().signal): Promise<CancelOutcome> {
     assertValidSessionId(sessionId);
     let handle: SandboxHandle | undefined;
     try {
       handle = this.cache.get(sessionId) ?? (await this.backend.find(sessionId, signal));
-      if (!handle) return false;
+      if (!handle) return 'none';
       const answer = await this.agent.cancel(handle.agentUrl, handle.token, requestId, signal);
-      return answer.cancelled === true;
+      return answer.cancelled === true ? 'stopped' : answer.waiting === true ? 'waiting' : 'none';
     } catch (error) {
       if (handle && classifyAgentFailure(error) === 'network') this.cache.invalidate(sessionId, handle.agentUrl);
       throw toSessionError(error, signal);

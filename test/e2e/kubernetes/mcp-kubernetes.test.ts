@@ -154,6 +154,25 @@ describe('cancellation across replicas (C-MCP-9)', () => {
     // The session (its shell state) survives the cancel.
     expect(structuredOf(await bash(client, 'pwd')).stdout).toBe('/tmp');
   });
+
+  it('a cancel that reaches replica B before replica A sent the command: the command never runs', async () => {
+    const client = await connectHttpClient(server.mcpUrl, 'inv-e2e-early');
+    clients.push(client);
+    expect(structuredOf(await bash(client, 'echo ready')).stdout).toBe('ready');
+    // Made deterministic: B forwards the cancel (and says the sandbox will wait for the call) before A gets the call.
+    const cancel = await fetch(replicaB.mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-session-id': 'inv-e2e-early' },
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4343, reason: 'user stop' } }),
+    });
+    expect(cancel.status).toBe(202);
+    const forwarded = () => replicaB.logs().find((line) => line.event === 'cancel' && line.session_id === 'inv-e2e-early');
+    await eventually(() => forwarded() !== undefined, 'replica B to forward the cancel');
+    expect(forwarded()).toMatchObject({ where: 'sandbox', outcome: 'waiting' });
+    const result = await rawCall(server.mcpUrl, 'inv-e2e-early', 4343, 'touch ran.txt; sleep 30.4343');
+    expect(result.structuredContent).toMatchObject({ exit_code: 130, cancelled: true });
+    expect(structuredOf(await bash(client, 'ls ran.txt 2>&1 || echo absent')).stdout).toContain('absent');
+  });
 });
 
 /** A raw stateless tools/call with a chosen JSON-RPC id; resolves with the result once the SSE stream ends. */

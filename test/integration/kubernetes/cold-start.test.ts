@@ -53,7 +53,7 @@ describe.skipIf(skipReason)('Kubernetes cold start without readiness-probe waits
     const peek = () => b.manager.peek('cold-cancel', 'cold-1', noAbort());
     await eventually(async () => (await peek())?.stdout?.includes('started') === true, 'the sibling to see the command', 10_000).catch(() => undefined);
     expect(await peek()).toMatchObject({ running: true, stdout: expect.stringContaining('started') });
-    expect(await b.manager.cancel('cold-cancel', 'cold-1')).toBe(true);
+    expect(await b.manager.cancel('cold-cancel', 'cold-1')).toBe('stopped');
     const result = await running;
     expect(result.response).toMatchObject({ cancelled: true });
     expect(result.response.stdout).not.toContain('not-cancelled');

@@ -3,7 +3,7 @@
  * fake API server → kubelet simulator → REAL sandbox agents. One cluster for the file; one session id per case.
  */
 import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, authSecretName, sessionPodName } from '@cli-mcp/podspec';
-import { PODS } from '@cli-mcp/testing';
+import { PODS, eventually } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSTANCE, NAMESPACE, labelOf, noAbort, skipReason, isReadyPod, startKubeStack, type KubeStack } from './support/kube-stack.js';
 
@@ -113,14 +113,21 @@ describe.skipIf(skipReason)('Kubernetes backend with real agents', () => {
     const b = stack.replica();
     await a.manager.execute('m-cancel', { command: 'true' }, noAbort());
     const running = a.manager.execute('m-cancel', { command: 'sleep 20', request_id: 'req-1' }, noAbort());
-    // Wait until the agent runs it: a cancel before that is a no-op.
-    let cancelled = false;
-    for (let i = 0; i < 50 && !cancelled; i++) {
-      cancelled = await b.manager.cancel('m-cancel', 'req-1');
-      if (!cancelled) await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(cancelled).toBe(true);
+    await eventually(async () => (await b.manager.peek('m-cancel', 'req-1', noAbort()))?.running === true, 'the command to run', 10_000);
+    expect(await b.manager.cancel('m-cancel', 'req-1')).toBe('stopped');
     const result = await running;
     expect(result.response.cancelled).toBe(true);
+  });
+
+  it('a cancel from another replica that overtakes the command: the agent refuses the command when it arrives', async () => {
+    const a = stack.replica();
+    const b = stack.replica();
+    await a.manager.execute('m-early', { command: 'true' }, noAbort());
+    // B's cancel reaches the agent first (A's /exec still in flight, made deterministic here by sending it after).
+    expect(await b.manager.cancel('m-early', 'req-2')).toBe('waiting');
+    const result = await a.manager.execute('m-early', { command: 'sleep 20; echo ran', request_id: 'req-2' }, noAbort());
+    expect(result.response).toMatchObject({ cancelled: true, exit_code: 130, stdout: '' });
+    expect(result.response.duration_ms).toBeLessThan(1_000);
+    expect((await a.manager.execute('m-early', { command: 'echo alive' }, noAbort())).response.stdout).toBe('alive');
   });
 });

@@ -65,14 +65,31 @@ describe.skipIf(!agentBuilt).each(ISOLATIONS)('LocalBackend with the real agent 
 
   it('cancels a running command by request id, and never creates a sandbox to cancel', async () => {
     const { manager, backend } = await make();
-    expect(await manager.cancel('s-nobody', 'mcp-1')).toBe(false);
+    expect(await manager.cancel('s-nobody', 'mcp-1')).toBe('none');
     expect(backend.activeSessions).toBe(0);
     await manager.execute('s-cancel', { command: 'true' }, new AbortController().signal);
     const running = manager.execute('s-cancel', { command: 'sleep 25', timeout: 30, request_id: 'mcp-7' }, new AbortController().signal);
-    await vi.waitFor(async () => expect(await manager.cancel('s-cancel', 'mcp-7')).toBe(true), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await manager.peek('s-cancel', 'mcp-7', AbortSignal.timeout(2_000))).toMatchObject({ running: true }), { timeout: 10_000, interval: 50 });
+    expect(await manager.cancel('s-cancel', 'mcp-7')).toBe('stopped');
     const result = await running;
     expect(result.response).toMatchObject({ cancelled: true, exit_code: 130 });
     expect((await manager.execute('s-cancel', { command: 'echo alive' }, new AbortController().signal)).response.stdout).toBe('alive');
+    // The command is done: a late cancel of it (the usual race with completion) finds nothing and arms nothing.
+    expect(await manager.cancel('s-cancel', 'mcp-7')).toBe('none');
+  });
+
+  it('a cancel that overtakes its command makes the agent refuse it on arrival, once (C-MCP-9, another replica)', async () => {
+    const { manager } = await make();
+    const never = new AbortController().signal;
+    await manager.execute('s-early', { command: 'true' }, never);
+    expect(await manager.cancel('s-early', 'mcp-8')).toBe('waiting');
+    const refused = await manager.execute('s-early', { command: 'echo ran > ran.txt; sleep 25', timeout: 30, request_id: 'mcp-8' }, never);
+    expect(refused.response).toMatchObject({ cancelled: true, exit_code: 130, stdout: '' });
+    expect(refused.response.duration_ms).toBeLessThan(1_000);
+    // Spent: the next command of that id runs (and the refused one left nothing behind).
+    const again = await manager.execute('s-early', { command: 'ls ran.txt 2>&1; echo second', request_id: 'mcp-8' }, never);
+    expect(again.response).toMatchObject({ cancelled: false, exit_code: 0 });
+    expect(again.response.stdout).toMatch(/No such file[\s\S]*second$/);
   });
 
   it('eager prepare (initialize, tools/list) and the first command start ONE agent, counted once (C-MCP-13)', async () => {

@@ -128,7 +128,7 @@ describe(McpServerFactory.name, () => {
 
   it('forwards a cancel for a call not running here to the session sandbox as mcp-<id> (another replica)', async () => {
     const { sessions, connect } = setup();
-    sessions.onCancel(async () => true);
+    sessions.onCancel(async () => 'stopped');
     const client = await connect({ sessionId: 's-1' });
     await client.notification({ method: 'notifications/cancelled', params: { requestId: 99, reason: 'timeout' } });
     await vi.waitFor(() => expect(sessions.callsOf('cancel')).toHaveLength(1));
@@ -137,7 +137,7 @@ describe(McpServerFactory.name, () => {
 
   it('names the issuing client in the forwarded cancel when the server gave it a client id (C-MCP-9)', async () => {
     const { sessions, connect } = setup();
-    sessions.onCancel(async () => true);
+    sessions.onCancel(async () => 'stopped');
     const client = await connect({ sessionId: 's-1', clientId: 'client-b' });
     await client.notification({ method: 'notifications/cancelled', params: { requestId: 99 } });
     await vi.waitFor(() => expect(sessions.callsOf('cancel')).toHaveLength(1));

@@ -107,8 +107,10 @@ export class McpServerFactory {
     // Not running here: the call may run on another replica, so ask the session's sandbox to stop it (the agent
     // too stops only the one command of that name).
     try {
-      const stopped = await this.sessions.cancel(sessionId, agentId);
-      this.logger.info({ event: 'cancel', session_id: sessionId, where: 'sandbox', stopped }, 'forwarded a cancel to the sandbox');
+      // `waiting`: the call had not reached the sandbox yet (it may be in flight from another replica); the agent
+      // refuses it when it comes.
+      const outcome = await this.sessions.cancel(sessionId, agentId);
+      this.logger.info({ event: 'cancel', session_id: sessionId, where: 'sandbox', outcome }, 'forwarded a cancel to the sandbox');
     } catch (error) {
       this.logger.warn({ event: 'cancel', session_id: sessionId, error: error instanceof Error ? error.message : String(error) }, 'cancel failed');
     }

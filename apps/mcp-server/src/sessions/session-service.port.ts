@@ -1,5 +1,5 @@
 import type { ExecRequest, OutputResponse } from '@cli-mcp/agent-client';
-import type { BackendHealth, SessionExecResult } from '@cli-mcp/session';
+import type { BackendHealth, CancelOutcome, SessionExecResult } from '@cli-mcp/session';
 
 /**
  * What the MCP layer needs from libs/session (the `SessionManager` methods), as a port so the tool handler and
@@ -13,8 +13,8 @@ export interface SessionService {
    * the acquire timeout. Throws `SessionError`; callers only log it.
    */
   prepare(sessionId: string): Promise<void>;
-  /** Stops the command `requestId` wherever the session's sandbox is (C-MCP-9); false when none ran. */
-  cancel(sessionId: string, requestId: string): Promise<boolean>;
+  /** Stops the command `requestId` wherever the session's sandbox is (C-MCP-9), or has it refused when it arrives. */
+  cancel(sessionId: string, requestId: string): Promise<CancelOutcome>;
   /** The running command's latest output, undefined when unknown (C-MCP-10 progress; never throws). */
   peek(sessionId: string, requestId: string): Promise<OutputResponse | undefined>;
   /** Deletes the session's sandbox; idempotent (C-HTTP-1). */

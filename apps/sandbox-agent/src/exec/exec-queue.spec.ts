@@ -80,14 +80,15 @@ describe(ExecQueue.name, () => {
     const running = queue.submit(job('a'), { requestId: 'mcp-7' });
     const queued = queue.submit(job('b'), { requestId: 'mcp-7' });
     expect(queue.isRunning('mcp-7')).toBe(false);
-    expect(queue.cancel('mcp-7')).toBe(false);
+    // Not 'waiting' either: the id did arrive.
+    expect(queue.cancel('mcp-7')).toBe('none');
     expect(runner.started[0]!.signal.aborted).toBe(false);
     runner.started[0]!.finish('a');
     expect((await running.result).stdout).toBe('a');
     await tick();
     // One namesake left: the id names it again.
     expect(queue.isRunning('mcp-7')).toBe(true);
-    expect(queue.cancel('mcp-7')).toBe(true);
+    expect(queue.cancel('mcp-7')).toBe('cancelled');
     expect((await queued.result).cancelled).toBe(true);
   });
 
@@ -134,13 +135,13 @@ describe(ExecQueue.name, () => {
     const queue = new ExecQueue(runner.run, cancelledBeforeStart);
     const a = queue.submit(job('a'), { requestId: 'a' });
     const b = queue.submit(job('b'), { requestId: 'b', idempotencyKey: 'kb' });
-    expect(queue.cancel('b')).toBe(true);
+    expect(queue.cancel('b')).toBe('cancelled');
     expect((await b.result).cancelled).toBe(true);
-    expect(queue.cancel('nope')).toBe(false);
-    expect(queue.cancel()).toBe(true);
+    expect(queue.cancel('b')).toBe('none');
+    expect(queue.cancel()).toBe('cancelled');
     expect((await a.result).cancelled).toBe(true);
     await queue.idle();
-    expect(queue.cancel()).toBe(false);
+    expect(queue.cancel()).toBe('none');
     // A job cancelled on purpose is remembered for its idempotency key; a retry does not run it.
     expect((await queue.submit(job('b'), { idempotencyKey: 'kb' }).result).cancelled).toBe(true);
     expect(runner.started).toHaveLength(1);
@@ -167,6 +168,42 @@ describe(ExecQueue.name, () => {
     expect((await queue.submit(job('a'), { idempotencyKey: 'f' }).result).stdout).toBe('ok');
   });
 
+  describe('a cancel that comes before its job (C-MCP-9, cross-replica)', () => {
+    it('waits for the id: the job is answered as cancelled without running, once, and remembered for its key', async () => {
+      const runner = new FakeRunner();
+      const queue = new ExecQueue(runner.run, cancelledBeforeStart);
+      expect(queue.cancel('early')).toBe('waiting');
+      const refused = queue.submit(job('never'), { requestId: 'early', idempotencyKey: 'k-early' });
+      expect(await refused.result).toMatchObject({ cancelled: true });
+      expect(runner.started).toHaveLength(0);
+      expect(queue.busy).toBe(false);
+      // A retry of the same call gets the same answer; a new call of that id runs.
+      expect((await queue.submit(job('never'), { requestId: 'early', idempotencyKey: 'k-early' }).result).cancelled).toBe(true);
+      void queue.submit(job('later'), { requestId: 'early' });
+      expect(runner.started.map((s) => s.job.command)).toEqual(['later']);
+    });
+
+    it('never waits for an id whose job already came: finished, yielded or sharing it', async () => {
+      const runner = new FakeRunner();
+      const queue = new ExecQueue(runner.run, cancelledBeforeStart);
+      const done = queue.submit(job('done'), { requestId: 'd' });
+      runner.started[0]!.finish();
+      await done.result;
+      await tick();
+      expect(queue.cancel('d')).toBe('none');
+      void queue.submit(job('again'), { requestId: 'd' });
+      expect(runner.started.map((s) => s.job.command)).toEqual(['done', 'again']);
+    });
+
+    it('a cancel without a request id never waits (it means "whatever runs")', () => {
+      const runner = new FakeRunner();
+      const queue = new ExecQueue(runner.run, cancelledBeforeStart);
+      expect(queue.cancel()).toBe('none');
+      void queue.submit(job('runs'));
+      expect(runner.started).toHaveLength(1);
+    });
+  });
+
   describe('yield points (C-MCP-11)', () => {
     const running = (stdout: string): ExecResponse => ({ ...cancelledBeforeStart(), stdout, exit_code: -1, cancelled: false, running: true });
 
@@ -178,7 +215,7 @@ describe(ExecQueue.name, () => {
       runner.started[0]!.respond(running('so far'));
       expect((await first.result).stdout).toBe('so far');
       first.release();
-      expect(queue.cancel('r1')).toBe(false);
+      expect(queue.cancel('r1')).toBe('none');
       expect(runner.started[0]!.signal.aborted).toBe(false);
       expect(runner.started).toHaveLength(1);
       runner.started[0]!.finish();

@@ -1,4 +1,5 @@
 import type { ExecResponse } from '@cli-mcp/agent-client';
+import { EarlyCancels } from './early-cancels.js';
 
 export interface QueuedJob {
   command: string;
@@ -43,12 +44,16 @@ interface Entry {
 
 const REMEMBERED_RESULTS = 32;
 
+/** What `/cancel` did: stopped or dropped a command, made the cancel wait for its command (early-cancels.ts), or nothing. */
+export type CancelOutcome = 'cancelled' | 'waiting' | 'none';
+
 /**
  * One command at a time, in arrival order (C-AG-9). Each job's timeout is measured by the runner from the moment it
  * starts. `request_id` only names a job for `/cancel` (JSON-RPC ids restart with every MCP client, so they must
  * never deduplicate); `idempotency_key` makes `/exec` retry-safe: a running or queued key is joined, a finished
  * one (of the last 32) returns its stored result without running again. When every caller of a job has gone away,
- * a queued job is dropped and a running one cancelled (C-AG-4).
+ * a queued job is dropped and a running one cancelled (C-AG-4). A cancel that names a job not yet arrived waits a
+ * few seconds for it (EarlyCancels, C-MCP-9).
  */
 export class ExecQueue {
   private readonly pending: Entry[] = [];
@@ -69,6 +74,7 @@ export class ExecQueue {
     private readonly cancelledResult: () => ExecResponse,
     /** Answer for a job still queued at its yield point (it is dropped: it never runs). */
     private readonly queuedAtYield: (job: QueuedJob) => ExecResponse = cancelledResult,
+    private readonly early = new EarlyCancels(),
   ) {}
 
   get busy(): boolean {
@@ -107,7 +113,9 @@ export class ExecQueue {
     if (idempotencyKey !== undefined) this.byKey.set(idempotencyKey, entry);
     this.pending.push(entry);
     const ticket = this.ticketFor(entry);
-    this.pump();
+    // Its cancel came first (another replica forwarded it while this request was in flight): it never runs.
+    if (requestId !== undefined && this.early.arrive(requestId)) this.dropQueued(entry, true);
+    else this.pump();
     return ticket;
   }
 
@@ -116,13 +124,17 @@ export class ExecQueue {
     return this.current !== undefined && (requestId === undefined || this.onlyJobWith(requestId) === this.current);
   }
 
-  /** `/cancel`: the one live job with this id (queued or running), else the running job — unless its callers were answered. */
-  cancel(requestId?: string): boolean {
+  /**
+   * `/cancel`: the one live job with this id (queued or running), else the running job — unless its callers were
+   * answered. An id no job has had yet waits for its job.
+   */
+  cancel(requestId?: string): CancelOutcome {
     const entry = requestId === undefined ? this.current : this.onlyJobWith(requestId);
-    if (!entry || entry.state === 'done' || entry.responded) return false;
+    if (!entry) return requestId !== undefined && !this.byRequestId.has(requestId) && this.early.wait(requestId) ? 'waiting' : 'none';
+    if (entry.state === 'done' || entry.responded) return 'none';
     if (entry.state === 'queued') this.dropQueued(entry, true);
     else entry.controller.abort();
-    return true;
+    return 'cancelled';
   }
 
   /** Shutdown: cancel the running job and everything queued. */

@@ -50,9 +50,9 @@ export class ExecService {
   }
 
   cancel(requestId: string | undefined): CancelResponse {
-    const cancelled = this.queue.cancel(requestId);
-    this.log.debug({ request_id: requestId, cancelled, running: this.queue.busy }, 'cancel');
-    return { cancelled };
+    const outcome = this.queue.cancel(requestId);
+    this.log.debug({ request_id: requestId, outcome, running: this.queue.busy }, 'cancel');
+    return outcome === 'waiting' ? { cancelled: false, waiting: true } : { cancelled: outcome === 'cancelled' };
   }
 
   /** `/output`: the running command's latest output, when it is the one named (C-MCP-10 progress). */
