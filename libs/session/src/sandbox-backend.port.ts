@@ -32,6 +32,14 @@ export interface SandboxHandle {
   lost?: SandboxLoss;
 }
 
+export interface FindOptions {
+  /**
+   * Wait, bounded by the signal, for a sandbox that exists but is still starting (a cancel must reach the command
+   * that another replica sends once it serves, C-MCP-9). Backends whose sandboxes are never seen starting ignore it.
+   */
+  waitForStart?: boolean;
+}
+
 /**
  * A sandbox backend (`local` or `kubernetes`): finds or creates the one sandbox of a session. The
  * `SessionManager` owns caching, single flight, recovery rules and metrics; a backend only talks to its
@@ -42,7 +50,7 @@ export interface SandboxBackend {
   /** Finds the session's sandbox or creates/claims one; waits until its agent is ready. */
   acquire(sessionId: string, signal: AbortSignal): Promise<SandboxHandle>;
   /** Finds the session's existing sandbox without creating one (cancel routing, C-MCP-9). */
-  find(sessionId: string, signal: AbortSignal): Promise<SandboxHandle | undefined>;
+  find(sessionId: string, signal: AbortSignal, options?: FindOptions): Promise<SandboxHandle | undefined>;
   /** Re-delivers the token to an agent that restarted unassigned (C-K8S-7). */
   reassign(handle: SandboxHandle, signal: AbortSignal): Promise<void>;
   /** Records activity (throttled by the backend, off the critical path, C-K8S-6). Must not throw. */

@@ -6,6 +6,11 @@ import type { SandboxHandle } from './sandbox-backend.port.js';
 import { SessionManager } from './session-manager.js';
 
 const never = () => new AbortController().signal;
+/** Lets queued promise callbacks run until `done` holds (fake clock: no real timers involved). */
+async function eventuallyCalled(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !done(); i++) await new Promise((r) => setImmediate(r));
+  expect(done()).toBe(true);
+}
 const request = { command: 'echo hi', timeout: 60 };
 
 describe(SessionManager.name, () => {
@@ -247,6 +252,41 @@ describe(SessionManager.name, () => {
       f.backend.on('find', async () => handle('s1', { token: 'tok' }));
       f.agent.on('cancel', async () => ({ cancelled: false, waiting: true }));
       expect(await f.manager.cancel('s1', 'mcp-7')).toBe('waiting');
+    });
+
+    it('asks the backend to wait for a sandbox that is still starting (the command follows once it serves)', async () => {
+      f.backend.on('find', async () => handle('s1', { token: 'tok' }));
+      f.agent.on('cancel', async () => ({ cancelled: true }));
+      await f.manager.cancel('s1', 'mcp-7');
+      expect(f.backend.callsOf('find')[0]![2]).toEqual({ waitForStart: true });
+    });
+
+    it('retries an agent that is not assigned yet (just claimed by another replica) until it is, within the signal', async () => {
+      f.backend.on('find', async () => handle('s1', { token: 'tok' }));
+      let n = 0;
+      f.agent.on('cancel', async () => {
+        if (n++ < 2) throw agentErrors.notAssigned('http://127.0.0.1:41000/cancel');
+        return { cancelled: true };
+      });
+      const outcome = f.manager.cancel('s1', 'mcp-7');
+      await eventuallyCalled(() => f.agent.callsOf('cancel').length === 1);
+      f.clock.advance(50);
+      await eventuallyCalled(() => f.agent.callsOf('cancel').length === 2);
+      f.clock.advance(50);
+      expect(await outcome).toBe('stopped');
+      expect(f.agent.callsOf('cancel')).toHaveLength(3);
+    });
+
+    it('gives up on an agent that stays unassigned when the signal ends, with the agent error', async () => {
+      f.backend.on('find', async () => handle('s1', { token: 'tok' }));
+      f.agent.on('cancel', async () => {
+        throw agentErrors.notAssigned('http://127.0.0.1:41000/cancel');
+      });
+      const stop = new AbortController();
+      const outcome = f.manager.cancel('s1', 'mcp-7', stop.signal);
+      await eventuallyCalled(() => f.agent.callsOf('cancel').length === 1);
+      stop.abort();
+      await expect(outcome).rejects.toBeInstanceOf(SessionError);
     });
 
     it('returns none when the session has no sandbox', async () => {

@@ -1,7 +1,7 @@
-import type { AgentClient, OutputResponse } from '@cli-mcp/agent-client';
+import type { AgentClient, CancelResponse, OutputResponse } from '@cli-mcp/agent-client';
 import { Registry } from 'prom-client';
 import { classifyAgentFailure, describeAgentFailure } from './agent-failure.js';
-import { systemClock, type Clock } from './clock.js';
+import { delay, systemClock, type Clock } from './clock.js';
 import type { AcquirePath, BackendHealth, ExecRequest, SandboxLoss, ExecResponse, SandboxBackend, SandboxHandle, SessionExecResult } from './sandbox-backend.port.js';
 import { SessionCache } from './session-cache.js';
 import { SessionError, SessionErrorCode } from './session-error.js';
@@ -11,6 +11,9 @@ import { FlightAbortedError, SingleFlight } from './single-flight.js';
 
 /** The part of `AgentClient` the manager uses (a port, so tests use a strict fake). */
 export type SessionAgentPort = Pick<AgentClient, 'exec' | 'cancel' | 'output'>;
+
+/** Pause between cancels sent to an agent that is not assigned yet (its claimer assigns it within milliseconds). */
+const NOT_ASSIGNED_RETRY_MS = 50;
 
 /** What a forwarded cancel did (C-MCP-9): see `SessionManager.cancel`. */
 export type CancelOutcome = 'stopped' | 'waiting' | 'none';
@@ -114,13 +117,27 @@ export class SessionManager {
     assertValidSessionId(sessionId);
     let handle: SandboxHandle | undefined;
     try {
-      handle = this.cache.get(sessionId) ?? (await this.backend.find(sessionId, signal));
+      handle = this.cache.get(sessionId) ?? (await this.backend.find(sessionId, signal, { waitForStart: true }));
       if (!handle) return 'none';
-      const answer = await this.agent.cancel(handle.agentUrl, handle.token, requestId, signal);
+      const answer = await this.cancelOnAgent(handle, requestId, signal);
       return answer.cancelled === true ? 'stopped' : answer.waiting === true ? 'waiting' : 'none';
     } catch (error) {
       if (handle && classifyAgentFailure(error) === 'network') this.cache.invalidate(sessionId, handle.agentUrl);
       throw toSessionError(error, signal);
+    }
+  }
+
+  /**
+   * A pod that another replica has just claimed serves before that replica's `/assign` gives its agent the token
+   * (milliseconds later): the cancel is retried until then rather than lost, bounded by `signal`.
+   */
+  private async cancelOnAgent(handle: SandboxHandle, requestId: string, signal: AbortSignal): Promise<CancelResponse> {
+    for (;;) {
+      try {
+        return await this.agent.cancel(handle.agentUrl, handle.token, requestId, signal);
+      } catch (error) {
+        if (classifyAgentFailure(error) !== 'not-assigned' || !(await delay(this.clock, NOT_ASSIGNED_RETRY_MS, signal))) throw error;
+      }
     }
   }
 

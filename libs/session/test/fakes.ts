@@ -2,7 +2,7 @@
 import {
   AgentError, AgentErrorCode, type CancelResponse, type ExecRequest, type ExecResponse, type OutputResponse,
 } from '@cli-mcp/agent-client';
-import type { BackendHealth, SandboxBackend, SandboxHandle } from '../src/sandbox-backend.port.js';
+import type { BackendHealth, FindOptions, SandboxBackend, SandboxHandle } from '../src/sandbox-backend.port.js';
 
 export { FakeClock } from '@cli-mcp/testing';
 
@@ -50,8 +50,8 @@ export class StrictBackend extends Strict<BackendMethods> implements SandboxBack
   acquire(sessionId: string, signal: AbortSignal): Promise<SandboxHandle> {
     return this.async('acquire', [sessionId, signal]);
   }
-  find(sessionId: string, signal: AbortSignal): Promise<SandboxHandle | undefined> {
-    return this.async('find', [sessionId, signal]);
+  find(sessionId: string, signal: AbortSignal, options?: FindOptions): Promise<SandboxHandle | undefined> {
+    return this.async('find', options === undefined ? [sessionId, signal] : [sessionId, signal, options]);
   }
   reassign(handle: SandboxHandle, signal: AbortSignal): Promise<void> {
     return this.async('reassign', [handle, signal]);

@@ -2,7 +2,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { deriveSessionToken } from '@cli-mcp/auth';
 import { SESSION_ID_LABEL, assignedSelector, authSecretName, sessionPodName, type SandboxPodConfig } from '@cli-mcp/podspec';
 import { systemClock, type Clock } from '../clock.js';
-import type { SandboxBackend, SandboxHandle } from '../sandbox-backend.port.js';
+import type { FindOptions, SandboxBackend, SandboxHandle } from '../sandbox-backend.port.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { SessionMetrics } from '../session-metrics.js';
 import { abortedAcquisition, type AbortCause, type AcquireContext, type Acquired } from './acquire-context.js';
@@ -18,6 +18,7 @@ import { errorText, isNotFound } from './kube-error.js';
 import {
   KUBERNETES_DEFAULTS, silentLogger, type KubernetesAgentPort, type KubernetesBackendLogger, type KubernetesBackendOptions,
 } from './kubernetes-backend.options.js';
+import { PodWaitError, waitForPodReady } from './pod-readiness.js';
 import { isLive, selectSessionPod } from './pod-selection.js';
 import { deliverToken, type TokenDelivery } from './token-delivery.js';
 
@@ -96,12 +97,14 @@ export class KubernetesBackend implements SandboxBackend {
   }
 
   /**
-   * Discovery only (cancel and progress routing, C-MCP-9/10): the session's serving pod, or undefined. Never creates
-   * or waits. "Serving" is what acquisition hands out: Ready, or — before the kubelet's first readiness probe — a
-   * running pod whose agent answers `/health` when asked once (issue 11). Without the second half, a cancel
-   * reaching another replica in a new pod's first seconds found no pod while its command ran.
+   * Discovery only (cancel and progress routing, C-MCP-9/10): the session's serving pod, or undefined. Never creates.
+   * "Serving" is what acquisition hands out: Ready, or — before the kubelet's first readiness probe — a running pod
+   * whose agent answers `/health` when asked once (issue 11). Without the second half, a cancel reaching another
+   * replica in a new pod's first seconds found no pod while its command ran. With `waitForStart` (cancels), a pod
+   * that is still starting is waited for, bounded by `signal` and the ready timeout: the replica creating it sends
+   * the command as soon as it serves, and a cancel that gave up on it before would have let that command run.
    */
-  async find(sessionId: string, signal: AbortSignal): Promise<SandboxHandle | undefined> {
+  async find(sessionId: string, signal: AbortSignal, options: FindOptions = {}): Promise<SandboxHandle | undefined> {
     let items: V1Pod[];
     try {
       ({ items } = await this.api.listPods({ labelSelector: assignedSelector(this.cfg.instanceName, sessionId) }, this.bounded(signal, this.requestTimeoutMs)));
@@ -111,8 +114,17 @@ export class KubernetesBackend implements SandboxBackend {
     }
     const { ready, pending } = selectSessionPod(items);
     if (ready) return this.handle(sessionId, ready, 'discover', false);
+    if (!pending) return undefined;
+    if (options.waitForStart) {
+      const serving = await waitForPodReady({ api: this.api, clock: this.clock }, pending, this.readyTimeoutMs, signal, { probe: this.probe }).catch((error: unknown) => {
+        if (signal.aborted) throw abortedAcquisition('caller');
+        if (error instanceof PodWaitError) return undefined;
+        throw new SessionError(SessionErrorCode.BackendFailure, `resolve pod: wait for pod: ${errorText(error)}`, { cause: error });
+      });
+      return serving && this.handle(sessionId, serving, 'discover', false);
+    }
     // The pod acquisition would hand out before Ready: probe-able, and its agent answers one bounded /health.
-    if (pending && this.probe && isProbeable(pending) && (await probeOnce(this.clock, this.probe, pending, signal))) {
+    if (this.probe && isProbeable(pending) && (await probeOnce(this.clock, this.probe, pending, signal))) {
       return this.handle(sessionId, pending, 'discover', false);
     }
     return undefined;
