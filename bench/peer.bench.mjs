@@ -12,6 +12,10 @@ import { printTable } from './lib/stats.mjs';
 
 const CALLS = Number(process.env.BENCH_PEER_CALLS ?? 400);
 const ROUNDS = Number(process.env.BENCH_PEER_ROUNDS ?? 3);
+// Untimed calls per contestant before its first round. 50 by default, the protocol of every earlier round; V8 keeps
+// optimising the call path for thousands of calls (docs/benchmarks.md, round 5), so BENCH_PEER_WARMUP=4000 measures
+// a long-running server warm.
+const WARMUP = Number(process.env.BENCH_PEER_WARMUP ?? 50);
 const BWRAP = ['--local-isolation', 'bwrap'];
 
 export async function runPeerBench() {
@@ -43,10 +47,10 @@ export async function runPeerBench() {
       { label: 'ours, HTTP end to end (raw keep-alive POST /mcp, no client library), same server', call: () => callBash(http.url, 'peer-http', 'true') },
       { label: 'ours, agent alone (POST /exec, TCP loopback)', call: () => agentClient.exec(agentProcess.url, agentProcess.token, { command: 'true' }) },
     ];
-    const results = await alternatingRounds(contestants, { rounds: ROUNDS, calls: CALLS });
+    const results = await alternatingRounds(contestants, { rounds: ROUNDS, calls: CALLS, warmup: WARMUP });
     const [peer, stdioBwrap, stdioHost, stdioPlain, httpBwrap, rawHttp, agentAlone] = results;
     printTable(
-      `Whole tools/call of \`true\`, side by side, SDK v1 client unless noted (${ROUNDS} alternating rounds × ${CALLS} calls; p50 = median of the round p50s, range in brackets)`,
+      `Whole tools/call of \`true\`, side by side, SDK v1 client unless noted (${WARMUP} warm-up calls each, then ${ROUNDS} alternating rounds × ${CALLS} calls; p50 = median of the round p50s, range in brackets)`,
       ['path', 'p50 (range)', 'p99', 'ratio to the peer (range)', 'goal'],
       [
         [peer.label, p50WithSpread(peer), p99Of(peer), '1', ''],

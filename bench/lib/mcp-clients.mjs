@@ -1,5 +1,5 @@
 // SDK (v1) MCP clients for whole-call benchmarks: what TARSy's and most hosts' client libraries do per call.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,15 +18,22 @@ export function serverEnv() {
  * rejecting on a tool error, `close()` ends the process.
  */
 export async function stdioContestant({ args, tool, toolArguments, cleanup }) {
-  const transport = new StdioClientTransport({ command: process.execPath, args, env: serverEnv(), stderr: 'pipe' });
-  transport.stderr?.resume();
+  // The server's stderr (its log) goes to a file, not through this process, which is also the measuring client.
+  const logDir = mkdtempSync(join(tmpdir(), 'stdio-bench-log-'));
+  const log = openSync(join(logDir, 'stderr.log'), 'w');
+  const transport = new StdioClientTransport({ command: process.execPath, args, env: serverEnv(), stderr: log });
   const client = new Client({ name: 'cli-mcp-bench', version: '1' });
-  await client.connect(transport);
+  try {
+    await client.connect(transport);
+  } finally {
+    closeSync(log);
+  }
   return {
     call: () => checked(client.callTool({ name: tool, arguments: toolArguments })),
     close: async () => {
       await client.close();
       cleanup?.();
+      rmSync(logDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,33 +1,27 @@
 // Starts the built MCP server on an ephemeral loopback port and talks MCP to it over raw HTTP (no SDK in the
 // measured path: the numbers are the server's, not a client library's).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const SERVER_BIN = new URL('../../bin/cli-mcp-server.js', import.meta.url).pathname;
 
 export async function startServer(args = []) {
   const dir = mkdtempSync(join(tmpdir(), 'server-bench-'));
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('CLI_MCP_')));
+  // The server's log goes to a file, not through this process: reading and parsing its two lines per call here
+  // cost the measuring process (also the client) CPU and a wake-up per call on a 2-core machine (issue 11).
+  const logPath = join(dir, 'server.log');
+  const log = openSync(logPath, 'w');
   const child = spawn(process.execPath, [SERVER_BIN, '--transport', 'http', '--address', '127.0.0.1:0', '--state-dir', join(dir, 'state'), ...args], {
     env,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'ignore', log],
   });
-  const url = await new Promise((resolve, reject) => {
-    createInterface({ input: child.stderr }).on('line', (line) => {
-      try {
-        const entry = JSON.parse(line);
-        if (entry.msg === 'listening' && entry.url) resolve(entry.url);
-      } catch {
-        // not JSON
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-  child.stderr.resume();
+  closeSync(log);
+  const url = await listeningUrl(child, logPath);
   return {
     url,
     child,
@@ -40,6 +34,24 @@ export async function startServer(args = []) {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Polls the log file for the `listening` record (15 s at most); fails with the log's tail if the server exits. */
+async function listeningUrl(child, logPath) {
+  for (let waited = 0; waited < 15_000; waited += 10) {
+    for (const line of readFileSync(logPath, 'utf8').split('\n')) {
+      try {
+        const entry = JSON.parse(line);
+        if (entry.msg === 'listening' && entry.url) return entry.url;
+      } catch {
+        // not JSON (or a partial last line)
+      }
+    }
+    if (child.exitCode !== null) break;
+    await sleep(10);
+  }
+  child.kill('SIGKILL');
+  throw new Error(`the server did not listen: ${readFileSync(logPath, 'utf8').trim().split('\n').slice(-3).join(' | ')}`);
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
