@@ -9,6 +9,8 @@ const alias = {
   '@cli-mcp/auth': lib('auth'),
   '@cli-mcp/agent-client': lib('agent-client'),
   '@cli-mcp/podspec': lib('podspec'),
+  // Before '@cli-mcp/session', which would otherwise match it as a prefix.
+  '@cli-mcp/session/client-node': fileURLToPath(new URL('./libs/session/src/client-node.ts', import.meta.url)),
   '@cli-mcp/session': lib('session'),
   '@cli-mcp/testing': lib('testing'),
   '@cli-mcp/common': lib('common'),

@@ -8,7 +8,7 @@ import { Registry } from 'prom-client';
 import { AgentClient } from '../dist/libs/agent-client/src/index.js';
 import { buildWarmPod, sessionPodName, validateSandboxPodConfig, warmPodName } from '../dist/libs/podspec/src/index.js';
 import { SessionManager, SessionMetrics } from '../dist/libs/session/src/index.js';
-import { createKubernetesBackend } from '../dist/libs/session/src/kubernetes/index.js';
+import { createKubernetesBackend } from '../dist/libs/session/src/client-node.js';
 import { PODS, SECRETS, builtAgentExists, startFakeCluster } from '../dist/libs/testing/src/index.js';
 import { median, ms, percentile, printTable } from './lib/stats.mjs';
 

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ClientNodeLeaseApi, probeControllerLease } from '@cli-mcp/session';
+import { probeControllerLease } from '@cli-mcp/session';
+import { ClientNodeLeaseApi } from '@cli-mcp/session/client-node';
 import { INSTANCE, NAMESPACE, noAbort, skipReason, isReadyPod, readyAfterRestarts, startKubeStack, type KubeStack } from './support/kube-stack.js';
 
 const CONTRACT: Record<string, string[]> = {

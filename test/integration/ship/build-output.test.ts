@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isTestSupport, reachableModules, shippedEntries, strayTestSupport } from './support/build-output.js';
+import { isTestSupport, reachableModules, shippedEntries, staticPackages, strayTestSupport } from './support/build-output.js';
 import { describeWhenReady } from './support/prerequisites.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -32,6 +32,19 @@ describeWhenReady('dist/ after a full build', missing.length > 0 ? `not built ($
     expect(reached.some((path) => path.startsWith('dist/libs/'))).toBe(true);
     expect(reached.filter((path) => path.startsWith('dist/libs/testing/') || isTestSupport(path))).toEqual([]);
   });
+
+  // A laptop server (local backend) must not pay for the Kubernetes client: ≈ 90 MB RSS and ≈ 0.4 s (docs/server.md).
+  const KUBE_CLIENT = '@kubernetes/client-node';
+  const isKubeClient = (specifier: string): boolean => specifier === KUBE_CLIENT || specifier.startsWith(`${KUBE_CLIENT}/`);
+  it.each(['stdio-server.js', 'http-server.js'])('mcp-server %s loads the Kubernetes client only through import()', async (transport) => {
+    const packages = await staticPackages(join(ROOT, 'dist/apps/mcp-server/src', transport), ROOT);
+    expect(packages).toContain('@modelcontextprotocol/sdk/server/index.js');
+    expect(packages.filter(isKubeClient)).toEqual([]);
+    // …and the kubernetes backend does get it, by the dynamic path.
+    const reached = await reachableModules(join(ROOT, 'dist/apps/mcp-server/src', transport), ROOT);
+    expect(reached).toContain('dist/apps/mcp-server/src/sessions/kubernetes-client.js');
+    expect((await staticPackages(join(ROOT, 'dist/apps/mcp-server/src/sessions/kubernetes-client.js'), ROOT)).some(isKubeClient)).toBe(true);
+  });
 });
 
 describe('the checks themselves', () => {
@@ -48,6 +61,13 @@ describe('the checks themselves', () => {
     write('dist/libs/session/test/fakes.js', 'export const c = 3;\n');
     write('dist/libs/testing/src/fake.js', 'export const d = 4;\n');
     expect(strayTestSupport(join(scratch, 'dist')).sort()).toEqual(['libs/session/src/kubernetes/testing/strict-kube-api.js', 'libs/session/test/fakes.js']);
+  });
+
+  it('tell packages imported statically from those only reached by import()', async () => {
+    write('dist/apps/pkg/src/main.js', "import './a.js';\nif (process.env.X) await import('./b.js');\n");
+    write('dist/apps/pkg/src/a.js', "import 'static-package';\nexport const a = 1;\n");
+    write('dist/apps/pkg/src/b.js', "import 'lazy-package';\nexport const b = 1;\n");
+    expect(await staticPackages(join(scratch, 'dist/apps/pkg/src/main.js'), scratch)).toEqual(['static-package']);
   });
 
   it('follow static and dynamic imports from an entry into libs/testing', async () => {

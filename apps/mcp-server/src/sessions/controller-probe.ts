@@ -1,4 +1,4 @@
-import { ClientNodeLeaseApi, loadKubeConfig, probeControllerLease, type ControllerLeaseStatus } from '@cli-mcp/session';
+import { probeControllerLease, type ControllerLeaseStatus } from '@cli-mcp/session';
 import type { Registry } from 'prom-client';
 import type { ServerConfig } from '../config/server-config.js';
 
@@ -9,9 +9,11 @@ export type ControllerProbe = (signal: AbortSignal) => Promise<ControllerLeaseSt
 export const CONTROLLER_PROBE = Symbol('ControllerProbe');
 
 /** The probe for `config`: one `leases get` per call (the server's Role grants exactly that, C-K8S-10). */
-export function createControllerProbe(config: ServerConfig, registry: Registry): ControllerProbe | undefined {
+export async function createControllerProbe(config: ServerConfig, registry: Registry): Promise<ControllerProbe | undefined> {
   const podConfig = config.kubernetes.podConfig;
   if (config.backend !== 'kubernetes' || !podConfig) return undefined;
+  // Loaded only here: the local backend never pays for the Kubernetes client (kubernetes-client.ts).
+  const { ClientNodeLeaseApi, loadKubeConfig } = await import('./kubernetes-client.js');
   const api = new ClientNodeLeaseApi({ kubeConfig: loadKubeConfig(config.kubernetes.kubeconfig), namespace: podConfig.namespace, registry });
   return (signal) => probeControllerLease(api, podConfig.instanceName, () => new Date(), signal);
 }

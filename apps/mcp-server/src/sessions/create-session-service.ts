@@ -1,7 +1,6 @@
 import { AgentClient } from '@cli-mcp/agent-client';
 import { loadHmacKey, loadOrCreateHmacKey } from '@cli-mcp/auth';
 import {
-  createKubernetesBackend,
   LocalBackend,
   SessionManager,
   SessionMetrics,
@@ -27,7 +26,7 @@ export async function createSessionService(config: ServerConfig, registry: Regis
   const metrics = new SessionMetrics(registry);
   const agent = new AgentClient();
   const backend = config.backend === 'kubernetes'
-    ? createKubernetes(config, registry, key.key, agent, metrics, log)
+    ? await createKubernetes(config, registry, key.key, agent, metrics, log)
     : await createLocal(config, key.key, agent, metrics, log);
   const manager = new SessionManager({ backend, agent, metrics, cacheTtlMs: config.cacheTtlMs });
   return {
@@ -46,11 +45,13 @@ export async function createSessionService(config: ServerConfig, registry: Regis
   };
 }
 
-function createKubernetes(
+async function createKubernetes(
   config: ServerConfig, registry: Registry, hmacKey: Buffer, agentClient: AgentClient, metrics: SessionMetrics, log: Logger,
-): SandboxBackend {
+): Promise<SandboxBackend> {
   const podConfig = config.kubernetes.podConfig;
   if (!podConfig) throw new Error('kubernetes backend selected without a validated pod configuration');
+  // Loaded only here: the local backend never pays for the Kubernetes client (kubernetes-client.ts).
+  const { createKubernetesBackend } = await import('./kubernetes-client.js');
   const backend = createKubernetesBackend({
     kubeconfigPath: config.kubernetes.kubeconfig,
     registry,

@@ -1,5 +1,6 @@
 import { CoreV1Api, ListWatch, Watch, type KubeConfig, type V1Pod, type V1PodList } from '@kubernetes/client-node';
-import { KubeRequestMetrics, errorText, sendKubeRequest, type Clock } from '@cli-mcp/session';
+import { KubeRequestMetrics, errorText, type Clock } from '@cli-mcp/session';
+import { sendKubeRequest } from '@cli-mcp/session/client-node';
 import type { Registry } from 'prom-client';
 import type { ControllerLogger } from '../controller-logger.js';
 import { Backoff } from '../reconcile/backoff.js';

@@ -49,6 +49,32 @@ export async function reachableModules(entry: string, root: string): Promise<str
   return Object.keys(result.metafile.inputs).map((path) => path.split(sep).join('/'));
 }
 
+/**
+ * The packages a module loads through static imports alone, followed through the project's own modules but never
+ * through `import()`: what a process pays for just by starting. From esbuild's metafile (each import's `kind`).
+ */
+export async function staticPackages(entry: string, root: string): Promise<string[]> {
+  const result = await build({
+    entryPoints: [entry], absWorkingDir: root, bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'silent',
+  });
+  const inputs = result.metafile.inputs;
+  const start = relative(root, entry).split(sep).join('/');
+  const seen = new Set([start]);
+  const queue = [start];
+  const packages = new Set<string>();
+  while (queue.length > 0) {
+    for (const imported of inputs[queue.pop()!]?.imports ?? []) {
+      if (imported.kind === 'dynamic-import') continue;
+      if (imported.external) packages.add(imported.path);
+      else if (!seen.has(imported.path)) {
+        seen.add(imported.path);
+        queue.push(imported.path);
+      }
+    }
+  }
+  return [...packages].sort();
+}
+
 function listFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -1,5 +1,4 @@
 export type { LeaseApi } from './lease-api.port.js';
-export { ClientNodeLeaseApi, type ClientNodeLeaseApiOptions } from './client-node-lease-api.js';
 export { leaseBody, leaseRecordOf, sameRecord, type LeaseRecord } from './lease-record.js';
 export {
   CLOCK_SKEW_TOLERANCE_MS, controllerLeaseStatus, describeControllerStatus, probeControllerLease, type ControllerLeaseStatus,
