@@ -7,6 +7,7 @@ const suites = [
   ['agent-client', './agent-client.bench.mjs', 'runAgentClientBench'],
   ['agent-footprint', './agent-footprint.bench.mjs', 'runAgentFootprintBench'],
   ['server', './server.bench.mjs', 'runServerBench'],
+  ['server-start', './server-start.bench.mjs', 'runServerStartBench'],
   ['kubernetes', './kubernetes.bench.mjs', 'runKubernetesBench'],
   ['eager', './eager.bench.mjs', 'runEagerBench'],
   ['eras', './eras.bench.mjs', 'runErasBench'],
