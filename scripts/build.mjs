@@ -19,6 +19,13 @@ for (const app of apps) {
     console.error(`build failed for ${app}`);
     process.exit(result.status ?? 1);
   }
+  if (app === 'mcp-server') {
+    const bundled = spawnSync(process.execPath, ['scripts/bundle-server.mjs'], { stdio: 'inherit' });
+    if (bundled.status !== 0) {
+      console.error('bundling the MCP server failed');
+      process.exit(bundled.status ?? 1);
+    }
+  }
   if (app === 'sandbox-agent') {
     const bundled = spawnSync(process.execPath, ['scripts/bundle-agent.mjs'], { stdio: 'inherit' });
     if (bundled.status !== 0) {

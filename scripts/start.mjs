@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const outputs = ['dist/apps/mcp-server/src/main.js', 'dist/sandbox-agent/main.js'].map((path) => join(root, path));
+const outputs = ['dist/mcp-server/main.js', 'dist/sandbox-agent/main.js'].map((path) => join(root, path));
 
 /** Newest modification time of the TypeScript sources the two apps are built from (tests excluded). */
 function newestSource(dir) {

@@ -16,7 +16,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const built = ['dist/apps/mcp-server/src/main.js', 'dist/sandbox-agent/main.js'].every((path) => spawnSync('test', ['-f', join(ROOT, path)]).status === 0);
+const built = ['dist/mcp-server/main.js', 'dist/sandbox-agent/main.js'].every((path) => spawnSync('test', ['-f', join(ROOT, path)]).status === 0);
 if (!built) console.warn('[npm package] skipped: not built; run npm run build');
 
 describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package installed outside the repository', () => {
@@ -45,7 +45,7 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package install
 
   it('packs runtime files only: the bins, the built apps, the shrinkwrap; no sources, tests or test doubles', () => {
     expect(files).toEqual(expect.arrayContaining([
-      'bin/cli-mcp-server.js', 'bin/sandbox-agent.js', 'bin/sandbox-controller.js', 'dist/apps/mcp-server/src/main.js',
+      'bin/cli-mcp-server.js', 'bin/sandbox-agent.js', 'bin/sandbox-controller.js', 'dist/mcp-server/main.js',
       'dist/apps/sandbox-controller/src/main.js', 'dist/sandbox-agent/main.js', 'npm-shrinkwrap.json', 'LICENSE', 'README.md',
     ]));
     expect(files.filter((path) => /\.ts$|(^|\/)(test|testing)\//.test(path) || /\.(spec|test)\.js$/.test(path))).toEqual([]);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isTestSupport, reachableModules, shippedEntries, staticPackages, strayTestSupport } from './support/build-output.js';
+import { isTestSupport, reachableModules, shippedEntries, staticClosure, staticPackages, strayTestSupport } from './support/build-output.js';
 import { describeWhenReady } from './support/prerequisites.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -44,6 +44,22 @@ describeWhenReady('dist/ after a full build', missing.length > 0 ? `not built ($
     const reached = await reachableModules(join(ROOT, 'dist/apps/mcp-server/src', transport), ROOT);
     expect(reached).toContain('dist/apps/mcp-server/src/sessions/kubernetes-client.js');
     expect((await staticPackages(join(ROOT, 'dist/apps/mcp-server/src/sessions/kubernetes-client.js'), ROOT)).some(isKubeClient)).toBe(true);
+  });
+
+  it('the server bundle (what bin/ runs) keeps the transports and the Kubernetes client in chunks loaded by import()', async () => {
+    const main = join(ROOT, 'dist/mcp-server/main.js');
+    const startup = await staticClosure(main, ROOT);
+    const all = await reachableModules(main, ROOT);
+    const chunk = (name: string): string[] => all.filter((path) => new RegExp(`^dist/mcp-server/${name}-[A-Z0-9]+\\.js$`).test(path));
+    for (const name of ['kubernetes-client', 'stdio-server', 'http-server']) {
+      expect(chunk(name)).toHaveLength(1);
+      expect(startup.modules).not.toContain(chunk(name)[0]);
+    }
+    // The stdio transport, as a host starts it, does not pull the Kubernetes chunk in either.
+    const stdio = await staticClosure(join(ROOT, chunk('stdio-server')[0]!), ROOT);
+    expect(stdio.modules).not.toContain(chunk('kubernetes-client')[0]);
+    // Bundled: no package of node_modules is loaded at runtime, so the bundle runs without node_modules.
+    expect(startup.packages.filter((specifier) => !specifier.startsWith('node:'))).toEqual([]);
   });
 });
 

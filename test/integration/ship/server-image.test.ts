@@ -88,12 +88,12 @@ describeWhenReady('server image (docker/Containerfile.server)', firstProblem(age
     }
   }, 60_000);
 
-  it('fails when a COPY is dropped: without dist/libs/common the server never listens', async () => {
-    const broken = await assembleImage('server', mountPaths(serverPod().container), (copy) => copy.sources.some((s) => s.endsWith('dist/libs/common')));
+  it('fails when a COPY is dropped: without dist/mcp-server (the bundle) the server never listens', async () => {
+    const broken = await assembleImage('server', mountPaths(serverPod().container), (copy) => copy.sources.some((s) => s.endsWith('dist/mcp-server')));
     try {
       const server = start(1001, broken.root);
       expect(await server.exited).not.toBe(0);
-      expect(server.output()).toContain('ERR_MODULE_NOT_FOUND');
+      expect(server.output()).toContain('is not built yet');
       expect(server.output()).not.toContain('"msg":"listening"');
     } finally {
       broken.remove();

@@ -50,10 +50,10 @@ export async function reachableModules(entry: string, root: string): Promise<str
 }
 
 /**
- * The packages a module loads through static imports alone, followed through the project's own modules but never
- * through `import()`: what a process pays for just by starting. From esbuild's metafile (each import's `kind`).
+ * What a module loads through static imports alone — the project's own modules and the packages — never following
+ * `import()`: what a process pays for just by starting. From esbuild's metafile (each import's `kind`).
  */
-export async function staticPackages(entry: string, root: string): Promise<string[]> {
+export async function staticClosure(entry: string, root: string): Promise<{ modules: string[]; packages: string[] }> {
   const result = await build({
     entryPoints: [entry], absWorkingDir: root, bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'silent',
   });
@@ -72,7 +72,12 @@ export async function staticPackages(entry: string, root: string): Promise<strin
       }
     }
   }
-  return [...packages].sort();
+  return { modules: [...seen].sort(), packages: [...packages].sort() };
+}
+
+/** The packages of {@link staticClosure}. */
+export async function staticPackages(entry: string, root: string): Promise<string[]> {
+  return (await staticClosure(entry, root)).packages;
 }
 
 function listFiles(dir: string): string[] {

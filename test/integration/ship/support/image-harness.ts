@@ -71,9 +71,11 @@ function buildStage(stage: Stage): StageSource {
       const parts = path.split('/');
       if (parts[0] !== 'dist') return undefined;
       if (parts[1] === 'apps' && parts[2] !== undefined && !builds(parts[2])) return `the stage does not build ${parts[2]}`;
-      if (parts[1] === 'sandbox-agent' && !builds('sandbox-agent')) return 'the stage does not build sandbox-agent';
+      // The bundles (scripts/bundle-agent.mjs, scripts/bundle-server.mjs) sit at dist/<app>, built with their app.
+      const bundle = parts[1] === 'sandbox-agent' || parts[1] === 'mcp-server';
+      if (bundle && !builds(parts[1]!)) return `the stage does not build ${parts[1]}`;
       if (parts[1] === 'libs' && parts[2] === 'testing' && !builds('dev-cluster')) return 'libs/testing is test support, built only with dev-cluster';
-      if (parts.length < 3 && parts[1] !== 'sandbox-agent') return 'copy the dist/ folders of the apps and libraries the image runs, not dist/ or dist/libs whole';
+      if (parts.length < 3 && !bundle) return 'copy the dist/ folders of the apps and libraries the image runs, not dist/ or dist/libs whole';
       return undefined;
     },
   };
