@@ -261,6 +261,18 @@ describe(SessionManager.name, () => {
       expect(f.backend.callsOf('find')[0]![2]).toEqual({ waitForStart: true });
     });
 
+    it('a burst of cancels for one session shares one discovery (a wait for a starting pod holds a watch)', async () => {
+      const found = deferred<SandboxHandle | undefined>();
+      f.backend.on('find', () => found.promise);
+      f.agent.on('cancel', async () => ({ cancelled: false, waiting: true }));
+      const outcomes = [f.manager.cancel('s1', 'mcp-1'), f.manager.cancel('s1', 'mcp-2'), f.manager.cancel('s1', 'mcp-3')];
+      await eventuallyCalled(() => f.backend.callsOf('find').length === 1);
+      found.resolve(handle('s1', { token: 'tok' }));
+      expect(await Promise.all(outcomes)).toEqual(['waiting', 'waiting', 'waiting']);
+      expect(f.backend.callsOf('find')).toHaveLength(1);
+      expect(f.agent.callsOf('cancel').map((call) => call[2]).sort()).toEqual(['mcp-1', 'mcp-2', 'mcp-3']);
+    });
+
     it('retries an agent that is not assigned yet (just claimed by another replica) until it is, within the signal', async () => {
       f.backend.on('find', async () => handle('s1', { token: 'tok' }));
       let n = 0;

@@ -61,6 +61,11 @@ export class SessionManager {
   private readonly metrics: SessionMetrics;
   private readonly cache: SessionCache;
   private readonly flights = new SingleFlight<SandboxHandle>();
+  /**
+   * Cancels' discovery, one per session: a cancel may wait up to its bound for a starting pod (a watch on the API
+   * server), so a burst of cancels for one session shares one wait instead of opening a watch each.
+   */
+  private readonly cancelFinds = new SingleFlight<SandboxHandle | undefined>();
   private stopping?: Promise<void>;
 
   constructor(options: SessionManagerOptions) {
@@ -117,7 +122,7 @@ export class SessionManager {
     assertValidSessionId(sessionId);
     let handle: SandboxHandle | undefined;
     try {
-      handle = this.cache.get(sessionId) ?? (await this.backend.find(sessionId, signal, { waitForStart: true }));
+      handle = this.cache.get(sessionId) ?? (await this.cancelFinds.run(sessionId, signal, (shared) => this.backend.find(sessionId, shared, { waitForStart: true })));
       if (!handle) return 'none';
       const answer = await this.cancelOnAgent(handle, requestId, signal);
       return answer.cancelled === true ? 'stopped' : answer.waiting === true ? 'waiting' : 'none';
