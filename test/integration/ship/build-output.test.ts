@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isTestSupport, reachableModules, shippedEntries, staticClosure, staticPackages, strayTestSupport } from './support/build-output.js';
+import { importGraph, isTestSupport, shippedEntries, strayTestSupport } from './support/build-output.js';
 import { describeWhenReady } from './support/prerequisites.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -27,7 +27,7 @@ describeWhenReady('dist/ after a full build', missing.length > 0 ? `not built ($
   });
 
   it.each(entries.map(({ app, entry }) => [app, entry]))('%s: its entry reaches no test support', async (_app, entry) => {
-    const reached = await reachableModules(entry, ROOT);
+    const { reachable: reached } = await importGraph(entry, ROOT);
     // Not vacuous: the entry really pulls in the shared libraries it is built from.
     expect(reached.some((path) => path.startsWith('dist/libs/'))).toBe(true);
     expect(reached.filter((path) => path.startsWith('dist/libs/testing/') || isTestSupport(path))).toEqual([]);
@@ -37,26 +37,25 @@ describeWhenReady('dist/ after a full build', missing.length > 0 ? `not built ($
   const KUBE_CLIENT = '@kubernetes/client-node';
   const isKubeClient = (specifier: string): boolean => specifier === KUBE_CLIENT || specifier.startsWith(`${KUBE_CLIENT}/`);
   it.each(['stdio-server.js', 'http-server.js'])('mcp-server %s loads the Kubernetes client only through import()', async (transport) => {
-    const packages = await staticPackages(join(ROOT, 'dist/apps/mcp-server/src', transport), ROOT);
+    const graph = await importGraph(join(ROOT, 'dist/apps/mcp-server/src', transport), ROOT);
+    const { packages } = graph.staticFrom();
     expect(packages).toContain('@modelcontextprotocol/sdk/server/index.js');
     expect(packages.filter(isKubeClient)).toEqual([]);
     // …and the kubernetes backend does get it, by the dynamic path.
-    const reached = await reachableModules(join(ROOT, 'dist/apps/mcp-server/src', transport), ROOT);
-    expect(reached).toContain('dist/apps/mcp-server/src/sessions/kubernetes-client.js');
-    expect((await staticPackages(join(ROOT, 'dist/apps/mcp-server/src/sessions/kubernetes-client.js'), ROOT)).some(isKubeClient)).toBe(true);
+    expect(graph.reachable).toContain('dist/apps/mcp-server/src/sessions/kubernetes-client.js');
+    expect(graph.staticFrom('dist/apps/mcp-server/src/sessions/kubernetes-client.js').packages.some(isKubeClient)).toBe(true);
   });
 
   it('the server bundle (what bin/ runs) keeps the transports and the Kubernetes client in chunks loaded by import()', async () => {
-    const main = join(ROOT, 'dist/mcp-server/main.js');
-    const startup = await staticClosure(main, ROOT);
-    const all = await reachableModules(main, ROOT);
-    const chunk = (name: string): string[] => all.filter((path) => new RegExp(`^dist/mcp-server/${name}-[A-Z0-9]+\\.js$`).test(path));
+    const graph = await importGraph(join(ROOT, 'dist/mcp-server/main.js'), ROOT);
+    const startup = graph.staticFrom();
+    const chunk = (name: string): string[] => graph.reachable.filter((path) => new RegExp(`^dist/mcp-server/${name}-[A-Z0-9]+\\.js$`).test(path));
     for (const name of ['kubernetes-client', 'stdio-server', 'http-server']) {
       expect(chunk(name)).toHaveLength(1);
       expect(startup.modules).not.toContain(chunk(name)[0]);
     }
     // The stdio transport, as a host starts it, does not pull the Kubernetes chunk in either.
-    const stdio = await staticClosure(join(ROOT, chunk('stdio-server')[0]!), ROOT);
+    const stdio = graph.staticFrom(chunk('stdio-server')[0]);
     expect(stdio.modules).not.toContain(chunk('kubernetes-client')[0]);
     // Bundled: no package of node_modules is loaded at runtime, so the bundle runs without node_modules.
     expect(startup.packages.filter((specifier) => !specifier.startsWith('node:'))).toEqual([]);
@@ -83,12 +82,12 @@ describe('the checks themselves', () => {
     write('dist/apps/pkg/src/main.js', "import './a.js';\nif (process.env.X) await import('./b.js');\n");
     write('dist/apps/pkg/src/a.js', "import 'static-package';\nexport const a = 1;\n");
     write('dist/apps/pkg/src/b.js', "import 'lazy-package';\nexport const b = 1;\n");
-    expect(await staticPackages(join(scratch, 'dist/apps/pkg/src/main.js'), scratch)).toEqual(['static-package']);
+    expect((await importGraph(join(scratch, 'dist/apps/pkg/src/main.js'), scratch)).staticFrom().packages).toEqual(['static-package']);
   });
 
   it('follow static and dynamic imports from an entry into libs/testing', async () => {
     write('dist/apps/app/src/main.js', "import '../../../libs/session/src/index.js';\nif (process.env.X) await import('../../../libs/testing/src/fake.js');\n");
-    const reached = await reachableModules(join(scratch, 'dist/apps/app/src/main.js'), scratch);
+    const { reachable: reached } = await importGraph(join(scratch, 'dist/apps/app/src/main.js'), scratch);
     expect(reached).toContain('dist/libs/testing/src/fake.js');
   });
 });

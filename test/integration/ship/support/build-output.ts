@@ -30,54 +30,42 @@ export function shippedEntries(repoRoot: string): Array<{ app: string; entry: st
     .map(([app, p]) => ({ app, entry: join(repoRoot, 'dist', p.sourceRoot, `${p.entryFile}.js`) }));
 }
 
-/**
- * The project's own modules an entry can load — static imports and dynamic imports of literal paths — resolved
- * by esbuild (a maintained resolver, so the graph is Node's, not a regex's). Packages stay external.
- */
-export async function reachableModules(entry: string, root: string): Promise<string[]> {
-  const result = await build({
-    entryPoints: [entry],
-    absWorkingDir: root,
-    bundle: true,
-    write: false,
-    metafile: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    logLevel: 'silent',
-  });
-  return Object.keys(result.metafile.inputs).map((path) => path.split(sep).join('/'));
+/** An entry's import graph, from one esbuild pass (a maintained resolver, so the graph is Node's, not a regex's). */
+export interface ImportGraph {
+  /** The project's own modules the entry can load: static imports and dynamic imports of literal paths. */
+  reachable: string[];
+  /**
+   * What loading `module` (default: the entry; any module of `reachable`) pulls in through static imports alone,
+   * never following `import()` — what a process pays for just by starting. Packages are listed, not entered.
+   */
+  staticFrom(module?: string): { modules: string[]; packages: string[] };
 }
 
-/**
- * What a module loads through static imports alone — the project's own modules and the packages — never following
- * `import()`: what a process pays for just by starting. From esbuild's metafile (each import's `kind`).
- */
-export async function staticClosure(entry: string, root: string): Promise<{ modules: string[]; packages: string[] }> {
+export async function importGraph(entry: string, root: string): Promise<ImportGraph> {
   const result = await build({
     entryPoints: [entry], absWorkingDir: root, bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'silent',
   });
   const inputs = result.metafile.inputs;
-  const start = relative(root, entry).split(sep).join('/');
-  const seen = new Set([start]);
-  const queue = [start];
-  const packages = new Set<string>();
-  while (queue.length > 0) {
-    for (const imported of inputs[queue.pop()!]?.imports ?? []) {
-      if (imported.kind === 'dynamic-import') continue;
-      if (imported.external) packages.add(imported.path);
-      else if (!seen.has(imported.path)) {
-        seen.add(imported.path);
-        queue.push(imported.path);
+  const posix = (path: string): string => path.split(sep).join('/');
+  return {
+    reachable: Object.keys(inputs).map(posix),
+    staticFrom(module = posix(relative(root, entry))) {
+      const seen = new Set([module]);
+      const queue = [module];
+      const packages = new Set<string>();
+      while (queue.length > 0) {
+        for (const imported of inputs[queue.pop()!]?.imports ?? []) {
+          if (imported.kind === 'dynamic-import') continue;
+          if (imported.external) packages.add(imported.path);
+          else if (!seen.has(imported.path)) {
+            seen.add(imported.path);
+            queue.push(imported.path);
+          }
+        }
       }
-    }
-  }
-  return { modules: [...seen].sort(), packages: [...packages].sort() };
-}
-
-/** The packages of {@link staticClosure}. */
-export async function staticPackages(entry: string, root: string): Promise<string[]> {
-  return (await staticClosure(entry, root)).packages;
+      return { modules: [...seen].sort(), packages: [...packages].sort() };
+    },
+  };
 }
 
 function listFiles(dir: string): string[] {
