@@ -13,23 +13,19 @@ const apps = Object.entries(nest.projects)
 // A full build starts from an empty dist/: every app shares it (deleteOutDir would wipe the others), and files
 // left by an older layout (test doubles compiled before they were excluded) would otherwise ship.
 if (only.length === 0) rmSync('dist', { recursive: true, force: true });
+const BUNDLERS = { 'mcp-server': 'scripts/bundle-server.mjs', 'sandbox-agent': 'scripts/bundle-agent.mjs' };
 for (const app of apps) {
   const result = spawnSync(process.execPath, ['node_modules/@nestjs/cli/bin/nest.js', 'build', app], { stdio: 'inherit' });
   if (result.status !== 0) {
     console.error(`build failed for ${app}`);
     process.exit(result.status ?? 1);
   }
-  if (app === 'mcp-server') {
-    const bundled = spawnSync(process.execPath, ['scripts/bundle-server.mjs'], { stdio: 'inherit' });
+  // Apps that ship as a bundle of their build (scripts/bundle-*.mjs): what their launchers and images run.
+  const bundler = BUNDLERS[app];
+  if (bundler) {
+    const bundled = spawnSync(process.execPath, [bundler], { stdio: 'inherit' });
     if (bundled.status !== 0) {
-      console.error('bundling the MCP server failed');
-      process.exit(bundled.status ?? 1);
-    }
-  }
-  if (app === 'sandbox-agent') {
-    const bundled = spawnSync(process.execPath, ['scripts/bundle-agent.mjs'], { stdio: 'inherit' });
-    if (bundled.status !== 0) {
-      console.error('bundling the sandbox agent failed');
+      console.error(`bundling ${app} failed`);
       process.exit(bundled.status ?? 1);
     }
   }
