@@ -7,13 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { memoryMb } from './lib/agent-process.mjs';
 import { SERVER_BIN, serverEnv } from './lib/mcp-clients.mjs';
+import { INITIALIZE_PARAMS } from './lib/server-process.mjs';
 import { median, printTable } from './lib/stats.mjs';
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 7);
 const IDLE_MS = 500;
-const INITIALIZE = `${JSON.stringify({
-  jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-})}\n`;
+const INITIALIZE = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: INITIALIZE_PARAMS })}\n`;
 
 /** Spawn → the first byte of the `initialize` answer on stdout; the memory after a short idle. */
 async function startOnce() {

@@ -62,11 +62,14 @@ export function callBash(mcpUrl, sessionId, command) {
   return postMcp(mcpUrl, sessionId, { method: 'tools/call', params: { name: 'bash', arguments: { command } } });
 }
 
+/** What every bench client sends with `initialize` (a 2025-era client). */
+export const INITIALIZE_PARAMS = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } };
+
 /** A 2025-era `initialize` carrying `X-Session-ID` (what a client sends before its first command). */
 export function initialize(mcpUrl, sessionId) {
   return postMcp(mcpUrl, sessionId, {
     method: 'initialize',
-    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    params: INITIALIZE_PARAMS,
   });
 }
 
