@@ -3,6 +3,7 @@
  * dist/libs/testing (the dev-cluster app), and no shipped app's entry can load anything from there.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +60,14 @@ describeWhenReady('dist/ after a full build', missing.length > 0 ? `not built ($
     expect(stdio.modules).not.toContain(chunk('kubernetes-client')[0]);
     // Bundled: no package of node_modules is loaded at runtime, so the bundle runs without node_modules.
     expect(startup.packages.filter((specifier) => !specifier.startsWith('node:'))).toEqual([]);
+    // Nor by any transport or the Kubernetes chunk: their static imports are Node's built-ins; the only packages
+    // left outside are Nest's optional ones, behind import() that the server never takes.
+    const packages = graph.externalImports.filter(({ path }) => !isBuiltin(path));
+    expect(packages.filter(({ dynamic }) => !dynamic)).toEqual([]);
+    const packageOf = (specifier: string): string => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+    expect([...new Set(packages.map(({ path }) => packageOf(path)))].sort()).toEqual([
+      '@fastify/multipart', '@fastify/static', '@fastify/view', '@nestjs/microservices', '@nestjs/platform-express', '@nestjs/websockets',
+    ]);
   });
 });
 

@@ -39,6 +39,8 @@ export interface ImportGraph {
    * never following `import()` — what a process pays for just by starting. Packages are listed, not entered.
    */
   staticFrom(module?: string): { modules: string[]; packages: string[] };
+  /** Every import of a package (or Node built-in) anywhere in `reachable`, with how it is imported. */
+  externalImports: Array<{ from: string; path: string; dynamic: boolean }>;
 }
 
 export async function importGraph(entry: string, root: string): Promise<ImportGraph> {
@@ -49,6 +51,8 @@ export async function importGraph(entry: string, root: string): Promise<ImportGr
   const posix = (path: string): string => path.split(sep).join('/');
   return {
     reachable: Object.keys(inputs).map(posix),
+    externalImports: Object.entries(inputs).flatMap(([from, input]) =>
+      input.imports.filter((imported) => imported.external).map((imported) => ({ from: posix(from), path: imported.path, dynamic: imported.kind === 'dynamic-import' }))),
     staticFrom(module = posix(relative(root, entry))) {
       const seen = new Set([module]);
       const queue = [module];
