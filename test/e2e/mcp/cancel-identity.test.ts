@@ -53,4 +53,20 @@ describe('cancel identity: two clients of one session with the same JSON-RPC id'
     expect(after.stdout).not.toContain('beta-ran');
     expect(server().logs().some((line) => line.event === 'cancel' && line.outcome === 'aborted')).toBe(true);
   });
+
+  it("a cancel sent ahead for another client's next JSON-RPC id waits under its own name: that call runs", async () => {
+    const alpha = await connectHttpClient(server().mcpUrl, 'shared-ahead');
+    const beta = await connectHttpClient(server().mcpUrl, 'shared-ahead');
+    clients.push(alpha, beta);
+    // alpha: initialize = id 0, this call = id 1, so its next call is id 2.
+    expect(structuredOf((await alpha.callTool({ name: 'bash', arguments: { command: 'true' } })) as CallToolResult)).toMatchObject({ exit_code: 0 });
+    // beta names id 2 before alpha sends it. The agent makes the cancel wait (the sandbox has not seen it)...
+    await beta.notification({ method: 'notifications/cancelled', params: { requestId: 2, reason: 'hostile' } });
+    const forwarded = () => server().logs().find((line) => line.event === 'cancel' && line.session_id === 'shared-ahead');
+    await eventually(() => forwarded() !== undefined, 'the cancel to be forwarded');
+    expect(forwarded()).toMatchObject({ where: 'sandbox', outcome: 'waiting' });
+    // ...for beta's id 2, not alpha's: alpha's call 2 runs to its end.
+    const result = (await alpha.callTool({ name: 'bash', arguments: { command: 'echo alpha-ran' } })) as CallToolResult;
+    expect(structuredOf(result)).toMatchObject({ exit_code: 0, cancelled: false, stdout: 'alpha-ran' });
+  });
 });
