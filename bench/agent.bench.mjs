@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import { AgentClient } from '../dist/libs/agent-client/src/index.js';
 import { memoryMb, startAgent, stopAgent } from './lib/agent-process.mjs';
 import { FOOTPRINT_IDLE_MS, footprints } from './lib/footprint.mjs';
-import { alternatingRounds, p50WithSpread, p99Of, ratioWithSpread, roundP50 } from './lib/rounds.mjs';
+import { atMostMs, quantityGoal, ratioGoal } from './lib/goals.mjs';
+import { alternatingRounds, p50WithSpread, p99Of, ratioMedian, ratioWithSpread, roundP50 } from './lib/rounds.mjs';
 import { ms, printTable } from './lib/stats.mjs';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 1000);
@@ -48,8 +49,16 @@ export async function runAgentBench() {
     ['idle RSS', `${idle.rss.toFixed(1)} MB`, '≤ 45 MB'],
     ['idle anonymous memory (smaps_rollup Anonymous)', `${idle.anonymous.toFixed(1)} MB`, '≤ 25 MB'],
     ['idle private memory (Private_Clean + Private_Dirty)', `${idle.private.toFixed(1)} MB`, ''],
+    ['idle file-backed memory (RSS − anonymous: mostly the node binary, one page-cache copy for all its processes)', `${(idle.rss - idle.anonymous).toFixed(1)} MB`, ''],
     [`RSS / anonymous after ${ROUNDS * CALLS + WARMUP} execs (TCP agent)`, `${afterTcp.rss.toFixed(1)} / ${afterTcp.anonymous.toFixed(1)} MB`, ''],
   ]);
+  for (const [where, result] of [['TCP loopback', onTcp], ['Unix socket', onUnix]]) {
+    atMostMs('agent', `POST /exec true p50, ${where}`, roundP50(result).median, 0.7);
+    ratioGoal('agent', `spawn per command / persistent, ${where}`, ratioMedian(spawned, result), { atLeast: 4 });
+  }
+  atMostMs('agent', 'start → healthy', idle.healthy.median, 150);
+  quantityGoal('agent', 'idle RSS', idle.rss, { atMost: 45, unit: 'MB' });
+  quantityGoal('agent', 'idle anonymous memory', idle.anonymous, { atMost: 25, unit: 'MB' });
   return { tcp: roundP50(onTcp), unix: roundP50(onUnix), spawn: roundP50(spawned), idle };
 }
 

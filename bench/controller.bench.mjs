@@ -18,6 +18,7 @@ import { ListWatchPodInformer } from '../dist/apps/sandbox-controller/src/kube/l
 import { ControllerMetrics } from '../dist/apps/sandbox-controller/src/metrics/controller-metrics.js';
 import { NAMESPACE, podConfig, replica } from './kubernetes.bench.mjs';
 import { untilCluster } from './lib/cluster.mjs';
+import { atMostMs, quantityGoal } from './lib/goals.mjs';
 import { median, ms, percentile, printTable } from './lib/stats.mjs';
 
 const API_LATENCY_MS = 5;
@@ -120,6 +121,8 @@ async function withAndWithoutPool(cluster, cfg) {
       [`pool of ${POOL_SIZE}, 1 session/s`, String(pooled.length), ms(median(pooled)), ms(percentile(pooled, 90)), ms(Math.max(...pooled)), 'p50 ≤ 100 ms'],
     ],
   );
+  atMostMs('controller', `first command from a pool of ${POOL_SIZE}, p50`, median(pooled), 100);
+  quantityGoal('controller', 'pool hit rate', (100 * hits) / POOLED_SESSIONS, { atLeast: 99, unit: '%' });
   printTable('Warm pool', ['metric', 'figure', 'goal'], [
     ['pool hit rate (claims / sessions)', `${hits}/${POOLED_SESSIONS} = ${((100 * hits) / POOLED_SESSIONS).toFixed(1)} %`, '≥ 99 %'],
     ['claim → refilled pod Ready p50 / max', `${ms(median(refills))} / ${ms(Math.max(...refills))} (${refills.length} refills)`, 'report'],

@@ -1,5 +1,6 @@
 // `npm run bench`: runs every benchmark and prints its tables. Benchmarks import the built code (dist/).
 import { existsSync } from 'node:fs';
+import { printGoals } from './lib/goals.mjs';
 import { describeMachine } from './lib/machine.mjs';
 
 const suites = [
@@ -22,3 +23,4 @@ for (const [name, file, fn] of suites) {
   const module = await import(file);
   await module[fn]();
 }
+printGoals();

@@ -2,6 +2,7 @@
 // first command of a new session with and without a warm pool. Local backend, loopback only, bounded in time.
 import { AgentClient } from '../dist/libs/agent-client/src/index.js';
 import { startAgent, stopAgent } from './lib/agent-process.mjs';
+import { atMostMs, quantityGoal } from './lib/goals.mjs';
 import { callBash, closeConnections, startServer } from './lib/server-process.mjs';
 import { median, ms, percentile, printTable, timeCalls } from './lib/stats.mjs';
 
@@ -94,6 +95,9 @@ export async function runServerBench() {
     ['isolation cost on a cold start (difference of p50)', ms(median(coldIsolated) - median(cold)), ''],
     ['warm pool (--warm-pool-size 2, claimed with /assign)', ms(median(warm)), ms(Math.max(...warm))],
   ]);
+  atMostMs('server', 'server overhead over the agent, p50', e2eP50 - agentP50, 1);
+  atMostMs('server', 'server overhead over the agent, p99', e2eP99 - agentP99, 5);
+  quantityGoal('server', `${SESSIONS} sessions, HTTP`, load.perSecond, { atLeast: 600, unit: 'calls/s', digits: 0 });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runServerBench();

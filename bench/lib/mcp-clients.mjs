@@ -1,10 +1,11 @@
-// SDK (v1) MCP clients for whole-call benchmarks: what TARSy's and most hosts' client libraries do per call.
+// SDK MCP clients for whole-call benchmarks: what most hosts' client libraries do per call (TARSy's is go-sdk's).
 import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHTTPClientTransportV2 } from '@modelcontextprotocol/client';
 
 export const SERVER_BIN = new URL('../../bin/cli-mcp-server.js', import.meta.url).pathname;
 
@@ -53,6 +54,21 @@ export function ourStdioServer(extraArgs, sessionId) {
 export async function httpContestant(mcpUrl, sessionId) {
   const client = new Client({ name: 'cli-mcp-bench', version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { 'X-Session-ID': sessionId } } }));
+  return {
+    call: () => checked(client.callTool({ name: 'bash', arguments: { command: 'true' } })),
+    close: () => client.close(),
+  };
+}
+
+/**
+ * The SDK v2 client on `/mcp` with `X-Session-ID`, in one protocol era: `'legacy'` (2025, our transport) or
+ * `'modern'` (pinned to 2026-07-28, the SDK v2 handler); throws when the server settled on another era.
+ */
+export async function httpContestantV2(mcpUrl, sessionId, era) {
+  const mode = era === 'modern' ? { pin: '2026-07-28' } : 'legacy';
+  const client = new ClientV2({ name: 'cli-mcp-bench', version: '1' }, { versionNegotiation: { mode } });
+  await client.connect(new StreamableHTTPClientTransportV2(new URL(mcpUrl), { requestInit: { headers: { 'X-Session-ID': sessionId } } }));
+  if (client.getProtocolEra() !== era) throw new Error(`SDK v2 client: expected the ${era} era, got ${client.getProtocolEra()}`);
   return {
     call: () => checked(client.callTool({ name: 'bash', arguments: { command: 'true' } })),
     close: () => client.close(),

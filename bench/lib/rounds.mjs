@@ -37,8 +37,18 @@ export function p99Of(result) {
   return ms(percentile(result.all, 99));
 }
 
-/** Per-round ratio a/b of p50s (same round, same machine load): median and range, e.g. `0.82× (0.78–0.90)`. */
+/** Per-round ratios a/b of p50s (same round, same machine load). */
+function roundRatios(a, b) {
+  return a.rounds.map((durations, i) => median(durations) / median(b.rounds[i]));
+}
+
+/** The median of the per-round ratios a/b: the figure a ratio goal is judged on. */
+export function ratioMedian(a, b) {
+  return median(roundRatios(a, b));
+}
+
+/** Per-round ratio a/b of p50s: median and range, e.g. `0.82× (0.78–0.90)`. */
 export function ratioWithSpread(a, b) {
-  const ratios = a.rounds.map((durations, i) => median(durations) / median(b.rounds[i]));
+  const ratios = roundRatios(a, b);
   return `${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
 }
