@@ -6,10 +6,15 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { AGENT_NODE_FLAGS } from '../../dist/libs/common/src/index.js';
+
 export const AGENT_ENTRY = new URL('../../dist/sandbox-agent/main.js', import.meta.url).pathname;
 
-/** Spawns the agent (`socket: true` → on `<workdir>/agent.sock`); resolves once it wrote its port on fd 3. */
-export function startAgent({ token = 'bench-token', env = {}, socket = false, entry = [AGENT_ENTRY] } = {}) {
+/**
+ * Spawns the agent (`socket: true` → on `<workdir>/agent.sock`) with the Node flags the product's launchers pass;
+ * resolves once it wrote its port on fd 3.
+ */
+export function startAgent({ token = 'bench-token', env = {}, socket = false, entry = [...AGENT_NODE_FLAGS, AGENT_ENTRY] } = {}) {
   const workdir = mkdtempSync(join(tmpdir(), 'agent-bench-'));
   const socketPath = join(workdir, 'agent.sock');
   const startedAt = process.hrtime.bigint();

@@ -8,3 +8,4 @@ export * from './logging/pino-logger.js';
 export * from './config/settings.js';
 export * from './version.js';
 export * from './config/config-outcome.js';
+export * from './agent-runtime.js';

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AGENT_NODE_FLAGS } from '@cli-mcp/common';
 import { SessionErrorCode } from '@cli-mcp/session';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AGENT_ENTRY, agentBuilt, ISOLATIONS } from './support/environment.js';
@@ -144,6 +145,15 @@ describe.skipIf(!agentBuilt).each(ISOLATIONS)('LocalBackend with the real agent 
     const agent = agentPidOf(pidOf((await high.find('s-600'))!.sandboxName), AGENT_ENTRY);
     const env = readFileSync(`/proc/${agent}/environ`, 'utf8').split('\0');
     expect(env).toContain('SANDBOX_MAX_TIMEOUT_SECONDS=600');
+  });
+
+  it('runs the agent with the agent\'s Node flags (a 1 MB young generation: a long session\'s agent stays small)', async () => {
+    const { run, backend } = await make();
+    await run('s-flags', 'true');
+    const agent = agentPidOf(pidOf((await backend.find('s-flags'))!.sandboxName), AGENT_ENTRY);
+    const argv = readFileSync(`/proc/${agent}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    expect(argv.slice(1, -1)).toEqual([...AGENT_NODE_FLAGS]);
+    expect(AGENT_NODE_FLAGS).toContain('--max-semi-space-size=1');
   });
 
   it('recreates a crashed agent: files persist, shell state is lost, the result says so', async () => {

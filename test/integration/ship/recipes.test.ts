@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { AGENT_NODE_FLAGS } from '@cli-mcp/common';
 import { parseContainerfile } from './support/containerfile.js';
 import { IMAGE_NAMES, readRecipe, REPO_ROOT } from './support/image-harness.js';
 import { baseImageProblems, runtimeProblems, sandboxToolProblems, toolchainProblems } from './support/recipe-checks.js';
@@ -35,6 +36,10 @@ describe('docker/Containerfile.*', () => {
     expect(labels({ SOURCE_URL: 'https://other.test/x' }).get('org.opencontainers.image.source')).toBe('https://other.test/x');
     expect(labels({}).get('org.opencontainers.image.version')).toBe(manifest.version);
     expect(labels({}).get('org.opencontainers.image.licenses')).toBe(manifest.license);
+  });
+
+  it('sandbox: the ENTRYPOINT runs the agent with the Node flags every other launcher passes', () => {
+    expect(readRecipe('sandbox').at(-1)!.entrypoint).toEqual(['node', ...AGENT_NODE_FLAGS, '/opt/sandbox-agent/bin/sandbox-agent.js']);
   });
 
   it('sandbox: bash, curl, jq, yq from Debian; kubectl for TARGETARCH with a verified checksum', () => {

@@ -72,9 +72,9 @@ describe(buildBwrapCommand.name, () => {
 });
 
 describe(buildLaunchSpec.name, () => {
-  it('none: node runs the agent in the workspace with host paths', () => {
+  it('none: node runs the agent (with the agent\'s Node flags) in the workspace with host paths', () => {
     const spec = buildLaunchSpec({ isolation: 'none', nodePath: '/usr/bin/node', agentEntry: '/repo/main.js', workspaceHostDir: '/state/sessions/s1/workspace', token: 't', hostEnv: {} });
-    expect(spec).toMatchObject({ command: '/usr/bin/node', args: ['/repo/main.js'], cwd: '/state/sessions/s1/workspace' });
+    expect(spec).toMatchObject({ command: '/usr/bin/node', args: ['--max-semi-space-size=1', '/repo/main.js'], cwd: '/state/sessions/s1/workspace' });
     expect(spec.env.SANDBOX_WORKDIR).toBe('/state/sessions/s1/workspace');
     expect(spec.env.HOME).toBe('/state/sessions/s1/workspace');
   });
@@ -85,7 +85,7 @@ describe(buildLaunchSpec.name, () => {
       agentEnv: { SANDBOX_MAX_TIMEOUT_SECONDS: '600' },
       bwrap: { bwrapPath: 'bwrap', setprivPath: 'setpriv', serverUser: { uid: 1000, gid: 1000 }, view, network: 'isolated' },
     });
-    expect(spec.args.slice(-2)).toEqual(['/.cli-mcp/node', '/.cli-mcp/agent/main.js']);
+    expect(spec.args.slice(-3)).toEqual(['/.cli-mcp/node', '--max-semi-space-size=1', '/.cli-mcp/agent/main.js']);
     expect(spec.extraFds).toEqual([{ kind: 'info' }, { kind: 'data', content: 'nameserver 10.0.2.3\n' }]);
     expect(spec.args.join(' ')).toContain(`--info-fd ${FIRST_EXTRA_FD} `);
     expect(spec.args.join(' ')).toContain(`--ro-bind-data ${FIRST_EXTRA_FD + 1} /etc/resolv.conf`);

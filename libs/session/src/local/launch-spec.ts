@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { AGENT_NODE_FLAGS } from '@cli-mcp/common';
 import type { AgentEndpoint } from './agent-endpoint.js';
 import { buildBwrapCommand, type BwrapCommandInput } from './bwrap-command.js';
 import { FIRST_EXTRA_FD, type LaunchFd, type LaunchSpec } from './process-launcher.js';
@@ -66,7 +67,7 @@ export interface LaunchInput {
 export function buildLaunchSpec(input: LaunchInput): LaunchSpec {
   if (input.isolation === 'none') {
     const env = buildAgentEnv({ ...envInput(input), workdir: input.workspaceHostDir });
-    return { command: input.nodePath, args: [input.agentEntry], env, cwd: input.workspaceHostDir };
+    return { command: input.nodePath, args: [...AGENT_NODE_FLAGS, input.agentEntry], env, cwd: input.workspaceHostDir };
   }
   if (!input.bwrap) throw new Error('bwrap isolation needs a sandbox view');
   const env = buildAgentEnv({ ...envInput(input), workdir: SANDBOX_WORKSPACE });
@@ -74,7 +75,7 @@ export function buildLaunchSpec(input: LaunchInput): LaunchSpec {
   const infoFd = input.bwrap.network === 'isolated' ? FIRST_EXTRA_FD + extraFds.push({ kind: 'info' }) - 1 : undefined;
   const fileFds = input.bwrap.view.files.map((file) => FIRST_EXTRA_FD + extraFds.push({ kind: 'data', content: file.content }) - 1);
   const { command, args } = buildBwrapCommand({
-    ...input.bwrap, infoFd, fileFds, command: [SANDBOX_NODE, input.bwrap.view.agentEntry],
+    ...input.bwrap, infoFd, fileFds, command: [SANDBOX_NODE, ...AGENT_NODE_FLAGS, input.bwrap.view.agentEntry],
   });
   return { command, args, env, cwd: input.workspaceHostDir, extraFds };
 }

@@ -17,7 +17,7 @@ describe(LocalBackend.name, () => {
       expect(first.token).toBe(deriveSessionToken(key, 's1'));
       expect(workspaces.sessions.get('s1')).toBe('/state/sessions/s1/workspace');
       const spec = launcher.launched[0]!.spec;
-      expect(spec).toMatchObject({ command: '/usr/bin/node', args: ['/repo/dist/apps/sandbox-agent/src/main.js'], cwd: '/state/sessions/s1/workspace' });
+      expect(spec).toMatchObject({ command: '/usr/bin/node', args: ['--max-semi-space-size=1', '/repo/dist/apps/sandbox-agent/src/main.js'], cwd: '/state/sessions/s1/workspace' });
       expect(spec.env.SANDBOX_AUTH_TOKEN).toBe(first.token);
       expect(spec.env).not.toHaveProperty('SECRET');
       expect(spec.env.LANG).toBe('C.UTF-8');

@@ -189,7 +189,9 @@ export function agentsOf(stateDir: string): number[] {
     return stat === '' ? 0 : Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
   };
   const isAgent = (pid: number): boolean => {
-    const [program = '', entry = ''] = read(pid, 'cmdline').split('\0');
+    // `node [the agent's Node flags] <entry>`: the entry is the last argument.
+    const argv = read(pid, 'cmdline').split('\0').filter(Boolean);
+    const [program = '', entry = ''] = [argv[0], argv.at(-1)];
     return /(^|\/)node$/.test(program) && (entry.endsWith('dist/sandbox-agent/main.js') || entry === '/.cli-mcp/agent/main.js');
   };
   const mentions = (pid: number): boolean => read(pid, 'cmdline').includes(stateDir) || read(pid, 'environ').includes(stateDir);

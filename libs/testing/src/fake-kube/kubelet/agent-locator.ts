@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AGENT_NODE_FLAGS } from '@cli-mcp/common';
 import type { AgentCommand } from './agent-process.js';
 
 /** Path of the built sandbox agent, relative to the repository root. */
@@ -17,9 +18,9 @@ export function repoRoot(from: string = dirname(fileURLToPath(import.meta.url)))
   }
 }
 
-/** `node <repo>/dist/sandbox-agent/main.js` (the bundled agent, or another built entry). */
+/** `node <agent flags> <repo>/dist/sandbox-agent/main.js` (the bundled agent, or another built entry), as the image runs it. */
 export function builtAgentCommand(entry: string = join(repoRoot(), AGENT_ENTRY)): AgentCommand {
-  return { command: process.execPath, args: [entry] };
+  return { command: process.execPath, args: [...AGENT_NODE_FLAGS, entry] };
 }
 
 /** Whether the built agent entry exists. */
