@@ -5,7 +5,6 @@ import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
 import { AGENT_NODE_FLAGS } from '../../dist/libs/common/src/index.js';
 
 export const AGENT_ENTRY = new URL('../../dist/sandbox-agent/main.js', import.meta.url).pathname;

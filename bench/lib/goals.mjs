@@ -17,16 +17,22 @@ export function atMostMs(suite, what, value, limit) {
 }
 
 /** A ratio goal, e.g. ours / the peer `≤ 0.8×` or spawn / ours `≥ 4×`. */
-export function ratioGoal(suite, what, value, { atMost, atLeast }) {
-  const met = atMost !== undefined ? value <= atMost : value >= atLeast;
-  recordGoal(suite, `${what} ${atMost !== undefined ? `≤ ${atMost}` : `≥ ${atLeast}`}×`, `${value.toFixed(2)}×`, met);
+export function ratioGoal(suite, what, value, limit) {
+  const { text, met } = bound(limit);
+  recordGoal(suite, `${what} ${text}×`, `${value.toFixed(2)}×`, met(value));
 }
 
 /** Any other quantity (MB, calls/s, requests, %), with its unit. */
-export function quantityGoal(suite, what, value, { atMost, atLeast, unit, digits = 1 }) {
-  const met = atMost !== undefined ? value <= atMost : value >= atLeast;
-  const limit = atMost !== undefined ? `≤ ${atMost}` : `≥ ${atLeast}`;
-  recordGoal(suite, `${what} ${limit} ${unit}`, `${value.toFixed(digits)} ${unit}`, met);
+export function quantityGoal(suite, what, value, { unit, digits = 1, ...limit }) {
+  const { text, met } = bound(limit);
+  recordGoal(suite, `${what} ${text} ${unit}`, `${value.toFixed(digits)} ${unit}`, met(value));
+}
+
+/** `{ atMost }` or `{ atLeast }` as text and as a check. */
+function bound({ atMost, atLeast }) {
+  return atMost !== undefined
+    ? { text: `≤ ${atMost}`, met: (value) => value <= atMost }
+    : { text: `≥ ${atLeast}`, met: (value) => value >= atLeast };
 }
 
 /** Prints every recorded goal with ✓ / ✗ and a count; nothing when no suite recorded one. */
