@@ -1,7 +1,7 @@
 // Starts a built sandbox agent on an ephemeral loopback port (or a Unix socket) and learns where it listens from
 // SANDBOX_READY_FD.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,16 +41,22 @@ export function startAgent({ token = 'bench-token', env = {}, socket = false, en
         resolve({ child, url, token, workdir, startedAt });
       }
     });
-    child.on('exit', (code) => reject(new Error(`agent exited early with ${code}`)));
+    child.on('exit', (code) => {
+      rmSync(workdir, { recursive: true, force: true });
+      reject(new Error(`agent exited early with ${code}`));
+    });
     child.on('error', reject);
   });
 }
 
+/** Stops the agent and removes its workdir (its shell's files and saved outputs: up to hundreds of MB). */
 export async function stopAgent(agent) {
-  if (agent.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => agent.child.on('exit', resolve));
-  agent.child.kill('SIGTERM');
-  await exited;
+  if (agent.child.exitCode === null) {
+    const exited = new Promise((resolve) => agent.child.on('exit', resolve));
+    agent.child.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(agent.workdir, { recursive: true, force: true });
 }
 
 /** Resident set size of a process in MB, from /proc. */
