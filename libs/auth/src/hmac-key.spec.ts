@@ -1,12 +1,15 @@
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HmacKeyErrorCode, loadHmacKey, loadOrCreateHmacKey } from './hmac-key.js';
 
 let dir: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'hmac-key-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
 });
 
 describe(loadHmacKey.name, () => {

@@ -1,3 +1,7 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import {
   ADD,
   makeInformer,
@@ -255,6 +259,18 @@ describe('fake API server with @kubernetes/client-node 1.4.0', () => {
     });
     const ok = await core.listNamespacedPod({ namespace, fieldSelector: 'status.phase!=Failed,metadata.name=x' });
     expect(ok.items).toEqual([]);
+  });
+
+  it('removes on stop() the kubeconfigs it wrote into temp dirs of its own, and only those', async () => {
+    const server = new FakeKubeServer();
+    await server.start();
+    const own = await server.writeKubeconfig();
+    const given = join(await mkdtemp(join(tmpdir(), 'fake-kube-given-')), 'kubeconfig');
+    await server.writeKubeconfig(given);
+    await server.stop();
+    expect(existsSync(dirname(own))).toBe(false);
+    expect(existsSync(given)).toBe(true);
+    await rm(dirname(given), { recursive: true, force: true });
   });
 
   it('answers 401 for a wrong bearer token when auth is enabled', async () => {

@@ -1,10 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildShellEnv, configHelpText, loadAgentConfig, CONFIG_HELP } from './agent-config.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe(loadAgentConfig.name, () => {
   it('applies the documented defaults', () => {

@@ -1,5 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { KubeApi } from './api/kube-api.js';
 import type { Clock } from './api/kube-time.js';
@@ -72,6 +75,8 @@ export class FakeKubeServer {
   private readonly watches = new Map<WatchSession, RequestRecord>();
   private watchWaiters: { filter: (record: RequestRecord) => boolean; resolve: (record: RequestRecord) => void }[] = [];
   private server?: Server;
+  /** Directories this server made for kubeconfigs written without a path; removed by `stop()`. */
+  private readonly kubeconfigDirs: string[] = [];
   private address?: AddressInfo;
   private kubeconfigPath?: string;
   private readonly startedAt = new Date();
@@ -120,9 +125,18 @@ export class FakeKubeServer {
     return { url: this.url, port: this.port, kubeconfigPath: this.kubeconfigPath, stop: () => this.stop() };
   }
 
-  /** Writes a kubeconfig for this server (token = the server's token, if any) and returns its absolute path. */
-  writeKubeconfig(path?: string, namespace?: string): Promise<string> {
-    return writeKubeconfig({ server: this.url, token: this.options.token, namespace }, path);
+  /**
+   * Writes a kubeconfig for this server (token = the server's token, if any) and returns its absolute path. Without
+   * `path` it goes into a temp directory of its own, which `stop()` removes.
+   */
+  async writeKubeconfig(path?: string, namespace?: string): Promise<string> {
+    let target = path;
+    if (target === undefined) {
+      const dir = await mkdtemp(join(tmpdir(), 'fake-kube-'));
+      this.kubeconfigDirs.push(dir);
+      target = join(dir, 'kubeconfig');
+    }
+    return writeKubeconfig({ server: this.url, token: this.options.token, namespace }, target);
   }
 
   /**
@@ -173,6 +187,7 @@ export class FakeKubeServer {
     const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
     server.closeAllConnections();
     await closed;
+    for (const dir of this.kubeconfigDirs.splice(0)) await rm(dir, { recursive: true, force: true });
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
