@@ -41,6 +41,8 @@ export function startAgent({ token = 'bench-token', env = {}, socket = false, en
         resolve({ child, url, token, workdir, startedAt });
       }
     });
+    // Whenever the agent exits (stopped, or early), its workdir goes: its shell's files and saved outputs, up to
+    // hundreds of MB per bench run.
     child.on('exit', (code) => {
       rmSync(workdir, { recursive: true, force: true });
       reject(new Error(`agent exited early with ${code}`));
@@ -49,14 +51,12 @@ export function startAgent({ token = 'bench-token', env = {}, socket = false, en
   });
 }
 
-/** Stops the agent and removes its workdir (its shell's files and saved outputs: up to hundreds of MB). */
+/** Stops the agent; its exit removes its workdir (startAgent). */
 export async function stopAgent(agent) {
-  if (agent.child.exitCode === null) {
-    const exited = new Promise((resolve) => agent.child.on('exit', resolve));
-    agent.child.kill('SIGTERM');
-    await exited;
-  }
-  rmSync(agent.workdir, { recursive: true, force: true });
+  if (agent.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => agent.child.on('exit', resolve));
+  agent.child.kill('SIGTERM');
+  await exited;
 }
 
 /** Resident set size of a process in MB, from /proc. */

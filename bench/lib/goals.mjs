@@ -7,7 +7,7 @@ import { ms, printTable } from './stats.mjs';
 const recorded = [];
 
 /** One goal: `suite` that measured it, `goal` as the issue states it, `figure` as printed, `met` the verdict. */
-export function recordGoal(suite, goal, figure, met) {
+function recordGoal(suite, goal, figure, met) {
   recorded.push({ suite, goal, figure, met: Boolean(met) });
 }
 

@@ -54,10 +54,7 @@ export function ourStdioServer(extraArgs, sessionId) {
 export async function httpContestant(mcpUrl, sessionId) {
   const client = new Client({ name: 'cli-mcp-bench', version: '1' });
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { 'X-Session-ID': sessionId } } }));
-  return {
-    call: () => checked(client.callTool({ name: 'bash', arguments: { command: 'true' } })),
-    close: () => client.close(),
-  };
+  return bashTrueCaller(client);
 }
 
 /**
@@ -69,6 +66,11 @@ export async function httpContestantV2(mcpUrl, sessionId, era) {
   const client = new ClientV2({ name: 'cli-mcp-bench', version: '1' }, { versionNegotiation: { mode } });
   await client.connect(new StreamableHTTPClientTransportV2(new URL(mcpUrl), { requestInit: { headers: { 'X-Session-ID': sessionId } } }));
   if (client.getProtocolEra() !== era) throw new Error(`SDK v2 client: expected the ${era} era, got ${client.getProtocolEra()}`);
+  return bashTrueCaller(client);
+}
+
+/** `call()` runs `bash true` on a connected client (either SDK generation), rejecting on a tool error. */
+function bashTrueCaller(client) {
   return {
     call: () => checked(client.callTool({ name: 'bash', arguments: { command: 'true' } })),
     close: () => client.close(),

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { classifyInboundRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { mediaType } from './media-type.js';
 
 /** The POST as a web `Request` (headers only: the body is already parsed), aborted when the client goes away. */
 export function webRequestOf(url: URL, headers: IncomingHttpHeaders, res: ServerResponse): Request {
@@ -58,7 +59,7 @@ export async function serveModernPost(handler: McpHttpHandler, request: Request,
     res.writeHead(response.status, headers).end();
     return response.status;
   }
-  if (isJson(response.headers.get('content-type'))) {
+  if (mediaType(headers['content-type']) === 'application/json') {
     // A body that fails to read (it cannot, for the SDK's `Response.json`) ends the exchange rather than hang it.
     const payload = await response.arrayBuffer().then((bytes) => Buffer.from(bytes), () => undefined);
     if (payload === undefined) {
@@ -72,8 +73,4 @@ export async function serveModernPost(handler: McpHttpHandler, request: Request,
   res.writeHead(response.status, headers);
   await pipeline(Readable.fromWeb(response.body as import('node:stream/web').ReadableStream<Uint8Array>), res).catch(() => undefined);
   return response.status;
-}
-
-function isJson(contentType: string | null): boolean {
-  return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }

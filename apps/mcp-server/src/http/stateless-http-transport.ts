@@ -3,6 +3,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import { JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { jsonRpcErrorBody } from './boundary/access-policy.js';
 import { CLIENT_ID_PATTERN } from './client-id.js';
+import { mediaType } from './media-type.js';
 
 /** SDK parity: most messages accepted in one batch. */
 const MAX_BATCH = 100;
@@ -197,8 +198,7 @@ function refuse(post: IncomingPost): [number, number, string] | undefined {
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
     return [406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream'];
   }
-  const mediaType = (post.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
-  if (mediaType !== 'application/json') return [415, -32000, 'Unsupported Media Type: Content-Type must be application/json'];
+  if (mediaType(post.headers['content-type']) !== 'application/json') return [415, -32000, 'Unsupported Media Type: Content-Type must be application/json'];
   const clientId = post.headers['mcp-session-id'];
   if (clientId !== undefined && (typeof clientId !== 'string' || !CLIENT_ID_PATTERN.test(clientId))) {
     return [400, -32000, 'Bad Request: Mcp-Session-Id must be 1 to 128 visible ASCII characters'];

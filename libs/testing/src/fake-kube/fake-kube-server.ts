@@ -1,8 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { KubeApi } from './api/kube-api.js';
 import type { Clock } from './api/kube-time.js';
@@ -130,13 +129,9 @@ export class FakeKubeServer {
    * `path` it goes into a temp directory of its own, which `stop()` removes.
    */
   async writeKubeconfig(path?: string, namespace?: string): Promise<string> {
-    let target = path;
-    if (target === undefined) {
-      const dir = await mkdtemp(join(tmpdir(), 'fake-kube-'));
-      this.kubeconfigDirs.push(dir);
-      target = join(dir, 'kubeconfig');
-    }
-    return writeKubeconfig({ server: this.url, token: this.options.token, namespace }, target);
+    const written = await writeKubeconfig({ server: this.url, token: this.options.token, namespace }, path);
+    if (path === undefined) this.kubeconfigDirs.push(dirname(written));
+    return written;
   }
 
   /**

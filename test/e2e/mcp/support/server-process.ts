@@ -191,7 +191,8 @@ export function agentsOf(stateDir: string): number[] {
   const isAgent = (pid: number): boolean => {
     // `node [the agent's Node flags] <entry>`: the entry is the last argument.
     const argv = read(pid, 'cmdline').split('\0').filter(Boolean);
-    const [program = '', entry = ''] = [argv[0], argv.at(-1)];
+    const program = argv[0] ?? '';
+    const entry = argv.at(-1) ?? '';
     return /(^|\/)node$/.test(program) && (entry.endsWith('dist/sandbox-agent/main.js') || entry === '/.cli-mcp/agent/main.js');
   };
   const mentions = (pid: number): boolean => read(pid, 'cmdline').includes(stateDir) || read(pid, 'environ').includes(stateDir);
