@@ -1,6 +1,7 @@
 // Sandbox agent benchmark (issue 11): `POST /exec true` on TCP loopback and over the Unix socket against
 // spawn-per-command (`bash -c true`), in alternating rounds; start → healthy and the idle footprint.
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { AgentClient } from '../dist/libs/agent-client/src/index.js';
 import { memoryMb, startAgent, stopAgent } from './lib/agent-process.mjs';
 import { FOOTPRINT_IDLE_MS, footprints } from './lib/footprint.mjs';
@@ -22,8 +23,17 @@ function spawnTrue() {
   });
 }
 
+const REPO = new URL('..', import.meta.url).pathname;
+
+/** The sandbox image's ENTRYPOINT exactly as docker/Containerfile.sandbox writes it, after `node`, run from the checkout. */
+function imageEntrypoint() {
+  const recipe = readFileSync(new URL('../docker/Containerfile.sandbox', import.meta.url), 'utf8');
+  const line = recipe.split('\n').filter((l) => l.startsWith('ENTRYPOINT ')).at(-1);
+  return JSON.parse(line.slice('ENTRYPOINT '.length)).slice(1).map((arg) => arg.replace(/^\/opt\/sandbox-agent\//, REPO));
+}
+
 export async function runAgentBench() {
-  const [idle] = await footprints([{}], STARTS);
+  const [idle, image] = await footprints([{}, { entry: imageEntrypoint() }], STARTS);
 
   const tcp = await startAgent();
   const unix = await startAgent({ socket: true });
@@ -51,6 +61,8 @@ export async function runAgentBench() {
     ['idle private memory (Private_Clean + Private_Dirty)', `${idle.private.toFixed(1)} MB`, ''],
     ['idle file-backed memory (RSS − anonymous: mostly the node binary, one page-cache copy for all its processes)', `${(idle.rss - idle.anonymous).toFixed(1)} MB`, ''],
     [`RSS / anonymous after ${ROUNDS * CALLS + WARMUP} execs (TCP agent)`, `${afterTcp.rss.toFixed(1)} / ${afterTcp.anonymous.toFixed(1)} MB`, ''],
+    [`image ENTRYPOINT (node ${imageEntrypoint().join(' ').replace(REPO, '…/')}): start → healthy`, `${ms(image.healthy.median)} (max ${ms(image.healthy.max)})`, '≤ 100 ms'],
+    ['image ENTRYPOINT: idle RSS / anonymous', `${image.rss.toFixed(1)} / ${image.anonymous.toFixed(1)} MB`, '≤ 45 MB (Node 20) / ≤ 25 MB (Node 24)'],
   ]);
   for (const [where, result] of [['TCP loopback', onTcp], ['Unix socket', onUnix]]) {
     atMostMs('agent', `POST /exec true p50, ${where}`, roundP50(result).median, 0.7);
@@ -59,6 +71,10 @@ export async function runAgentBench() {
   atMostMs('agent', 'start → healthy', idle.healthy.median, 150);
   quantityGoal('agent', 'idle RSS', idle.rss, { atMost: 45, unit: 'MB' });
   quantityGoal('agent', 'idle anonymous memory', idle.anonymous, { atMost: 25, unit: 'MB' });
+  // Issue 19 item 8: the ENTRYPOINT row's goals; RSS on Node 20, anonymous memory on the image's Node 24.
+  atMostMs('agent', 'image ENTRYPOINT start → healthy', image.healthy.median, 100);
+  if (process.versions.node.startsWith('20.')) quantityGoal('agent', 'image ENTRYPOINT idle RSS (Node 20)', image.rss, { atMost: 45, unit: 'MB' });
+  else quantityGoal('agent', `image ENTRYPOINT idle anonymous (Node ${process.versions.node})`, image.anonymous, { atMost: 25, unit: 'MB' });
   return { tcp: roundP50(onTcp), unix: roundP50(onUnix), spawn: roundP50(spawned), idle };
 }
 

@@ -9,7 +9,7 @@
  * noise; 22 MB of output per command: 94 / 92 ms) while a long session's agent stays far smaller: Node 20,
  * anonymous memory after 10,000 commands 46 → 22 MB; Node 24 (the image's) 35 → 29 MB, after 1,000 commands
  * 33.6 → 29.6 MB (docs/benchmarks.md, round 6). V8 reads the flag only when the heap is set up, so it cannot be
- * set from inside the agent (`v8.setFlagsFromString` leaves the new space at 32 MB). `bin/sandbox-agent.js` run
+ * set from inside the agent (`v8.setFlagsFromString` leaves the new space at 32 MB). `bin/sandbox-agent.cjs` run
  * by hand does without it.
  */
 export const AGENT_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=1'];

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { ExecRequest, ExecResponse } from '@cli-mcp/agent-client';
 
 export const AGENT_MAIN = fileURLToPath(new URL('../../../dist/sandbox-agent/main.js', import.meta.url));
-export const AGENT_BIN = fileURLToPath(new URL('../../../bin/sandbox-agent.js', import.meta.url));
+export const AGENT_BIN = fileURLToPath(new URL('../../../bin/sandbox-agent.cjs', import.meta.url));
 export const TOKEN = 'test-token-0123456789abcdef';
 
 export interface HttpResult {
@@ -26,6 +26,8 @@ export interface StartOptions {
   /** Extra env for the agent. `SANDBOX_AUTH_TOKEN` defaults to TOKEN; pass `token: null` for an unassigned agent. */
   env?: Record<string, string>;
   token?: string | null;
+  /** What follows `node` on the command line (default: the bundle itself, as the local backend starts it). */
+  argv?: string[];
 }
 
 const running = new Set<TestAgent>();
@@ -170,7 +172,7 @@ export async function startAgent(options: StartOptions = {}): Promise<TestAgent>
     ...(options.token === null ? {} : { SANDBOX_AUTH_TOKEN: options.token ?? TOKEN }),
     ...options.env,
   };
-  const child = spawn(process.execPath, [AGENT_MAIN], { env, stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, options.argv ?? [AGENT_MAIN], { env, stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
   const agent = new TestAgent(child, workdir);
   running.add(agent);
   const port = await new Promise<number>((res, rej) => {

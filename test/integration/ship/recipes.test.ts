@@ -39,7 +39,7 @@ describe('docker/Containerfile.*', () => {
   });
 
   it('sandbox: the ENTRYPOINT runs the agent with the Node flags every other launcher passes', () => {
-    expect(readRecipe('sandbox').at(-1)!.entrypoint).toEqual(['node', ...AGENT_NODE_FLAGS, '/opt/sandbox-agent/bin/sandbox-agent.js']);
+    expect(readRecipe('sandbox').at(-1)!.entrypoint).toEqual(['node', ...AGENT_NODE_FLAGS, '/opt/sandbox-agent/dist/sandbox-agent/main.js']);
   });
 
   it('sandbox: bash, curl, jq, yq from Debian; kubectl for TARGETARCH with a verified checksum', () => {

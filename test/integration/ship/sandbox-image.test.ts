@@ -82,17 +82,19 @@ describeWhenReady('sandbox image (docker/Containerfile.sandbox) run as its pod',
     try {
       expect(await agent.exited).not.toBe(0);
       expect(agent.output()).not.toContain('"msg":"listening"');
-      expect(agent.output()).toContain('not built');
+      // The ENTRYPOINT names the bundle itself (no launcher), so node reports the missing file by path.
+      expect(agent.output()).toContain("Cannot find module '/opt/sandbox-agent/dist/sandbox-agent/main.js'");
     } finally {
       await done();
       broken.remove();
     }
   }, 60_000);
 
-  it('holds runtime files only: the agent bundle, its launcher and node-pty — no sources, no test support', () => {
+  it('holds runtime files only: the agent bundle and node-pty (no launcher: the ENTRYPOINT runs the bundle) — no sources, no test support', () => {
     const ours = listTree(join(image.root, 'opt/sandbox-agent')).filter((path) => !path.startsWith('node_modules/'));
     expect(ours.filter((path) => path.endsWith('.ts') || isTestSupport(path))).toEqual([]);
     expect(ours).toContain('dist/sandbox-agent/main.js');
+    expect(ours.filter((path) => path.startsWith('bin/'))).toEqual([]);
     expect(listTree(join(image.root, 'opt/sandbox-agent/node_modules')).map((path) => path.split('/')[0])).toEqual(expect.arrayContaining(['node-pty']));
     expect(new Set(listTree(join(image.root, 'opt/sandbox-agent/node_modules')).map((path) => path.split('/')[0]))).toEqual(new Set(['node-pty']));
   });
