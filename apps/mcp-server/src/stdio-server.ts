@@ -14,7 +14,8 @@ import { SESSION_SERVICE } from './tokens.js';
 /**
  * Serves one MCP client on stdin/stdout (C-MCP-8): nothing but protocol on stdout, logs on stderr. The process
  * serves one session (C-MCP-7); when the client goes away (stdin EOF) or on SIGTERM/SIGINT, running commands
- * are cancelled (EOF: nobody is left to read results) or drained (signal), the session's sandbox is deleted and
+ * are cancelled (EOF: nobody is left to read results) or drained (signal), the session's sandbox is stopped —
+ * its workspace kept for the next launch with the same `--session-id`, deleted when the id was generated — and
  * the process exits 0.
  */
 export async function runStdioServer(options: AppOptions): Promise<void> {
@@ -41,14 +42,19 @@ export async function runStdioServer(options: AppOptions): Promise<void> {
       logger.info({ reason, grace_ms: graceMs }, 'shutting down');
       const { cancelled } = await coordinator.drain(graceMs);
       await server.close();
-      try {
-        await sessions.end(sessionId, AbortSignal.timeout(30_000));
-      } catch (error) {
-        logger.warn({ session_id: sessionId, error: error instanceof Error ? error.message : String(error) }, 'could not end the session');
+      // A given --session-id comes back with the next launch and finds its files (issue 22); a generated one can
+      // never be addressed again, so its sandbox goes with this process.
+      const ending = config.local.stdioSessionGenerated;
+      if (ending) {
+        try {
+          await sessions.end(sessionId, AbortSignal.timeout(30_000));
+        } catch (error) {
+          logger.warn({ session_id: sessionId, error: error instanceof Error ? error.message : String(error) }, 'could not end the session');
+        }
       }
       await app.close();
-      // The per-session sandbox directory is empty once the backend has shut down (config: sandboxDir).
-      await rm(config.local.sandboxDir, { recursive: true, force: true }).catch(() => undefined);
+      // The per-session sandbox directory is empty once the session ended and the backend shut down (config: sandboxDir).
+      if (ending) await rm(config.local.sandboxDir, { recursive: true, force: true }).catch(() => undefined);
       logger.info({ cancelled }, 'shutdown complete');
     })();
     return stopping;

@@ -5,7 +5,7 @@ import type { NetworkAttacher, SandboxNetwork } from '../src/local/slirp-network
 import type { CommandResult, CommandRunner } from '../src/local/command-runner.js';
 import type { HostFs, RootEntry } from '../src/local/host-fs.js';
 import type { AgentProcess, LaunchSpec, ProcessExit, ProcessLauncher } from '../src/local/process-launcher.js';
-import type { WorkspaceStore } from '../src/local/workspace-store.js';
+import type { RecoveredSession, WorkspaceStore } from '../src/local/workspace-store.js';
 import { deferred } from './fakes.js';
 
 export class FakeProcess implements AgentProcess {
@@ -126,11 +126,18 @@ export class FakeWorkspaces implements WorkspaceStore {
   prepared = 0;
   closed = 0;
   owner?: SandboxUser;
+  /** Sessions an earlier server left; `prepare` hands them over unless told to reset. */
+  leftover: string[] = [];
+  resets = 0;
   setOwner(owner: SandboxUser | undefined): void {
     this.owner = owner;
   }
-  async prepare(): Promise<void> {
+  async prepare(reset = false): Promise<RecoveredSession[]> {
     this.prepared++;
+    if (reset) this.resets++;
+    const recovered = reset ? [] : this.leftover.map((sessionId) => ({ sessionId, workspace: this.sessionWorkspace(sessionId) }));
+    for (const { sessionId, workspace } of recovered) this.sessions.set(sessionId, workspace);
+    return recovered;
   }
   sessionWorkspace(sessionId: string): string {
     return `/state/sessions/${sessionId}/workspace`;
@@ -158,7 +165,6 @@ export class FakeWorkspaces implements WorkspaceStore {
   }
   async close(): Promise<void> {
     this.closed++;
-    this.sessions.clear();
     this.warm.clear();
   }
 }

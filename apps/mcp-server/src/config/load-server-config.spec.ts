@@ -64,6 +64,8 @@ describe(loadServerConfig.name, () => {
     expect(c.local).toEqual({
       stateDir: '/users/ada/.local/state/cli-mcp-server',
       sandboxDir: '/users/ada/.local/state/cli-mcp-server/stdio/stdio-r4nd0m',
+      resetState: false,
+      stdioSessionGenerated: true,
       isolation: 'auto',
       network: 'auto',
       readOnlyBinds: [],
@@ -320,6 +322,12 @@ describe(loadServerConfig.name, () => {
     expect(await problems(['--max-sessions', '2', '--warm-pool-size', '3'])).toEqual([
       '--warm-pool-size (env CLI_MCP_WARM_POOL_SIZE) (3) must not exceed --max-sessions (env CLI_MCP_MAX_SESSIONS) (2)',
     ]);
+  });
+
+  it('reads --local-reset-state (env too) and whether the stdio session id was given', async () => {
+    expect((await config(['--local-reset-state'])).local).toMatchObject({ resetState: true });
+    expect((await config([], { CLI_MCP_LOCAL_RESET_STATE: 'true' })).local).toMatchObject({ resetState: true });
+    expect((await config(['--session-id', 'my-project'])).local).toMatchObject({ resetState: false, stdioSessionGenerated: false });
   });
 
   it('collects --local-ro-bind from repeated flags or the comma-separated env, resolved against the cwd', async () => {

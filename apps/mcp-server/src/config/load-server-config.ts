@@ -77,6 +77,8 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
     local: {
       stateDir,
       sandboxDir: transport === 'stdio' ? join(stateDir, 'stdio', stdioSessionId) : stateDir,
+      resetState: flags.boolean('local-reset-state'),
+      stdioSessionGenerated: !flags.isSet('session-id'),
       isolation: settings.localIsolation,
       network: settings.localNetwork,
       readOnlyBinds,

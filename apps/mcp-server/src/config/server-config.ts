@@ -48,6 +48,10 @@ export interface LocalBackendConfig {
    * subdirectory `<state-dir>/stdio/<session>`, so several stdio servers (one per client window) can run at once.
    */
   readonly sandboxDir: string;
+  /** `--local-reset-state`: delete what an earlier server left instead of adopting it (issue 22). */
+  readonly resetState: boolean;
+  /** stdio: the session id was generated, so no later process can reach its workspace again. */
+  readonly stdioSessionGenerated: boolean;
   readonly isolation: LocalIsolation;
   readonly network: LocalNetwork;
   /** `--local-ro-bind`; checked against the state dir and key files by the backend at start. */

@@ -79,6 +79,7 @@ async function createLocal(
     hmacKey,
     isolation: config.local.isolation,
     network: config.local.network,
+    resetState: config.local.resetState,
     readOnlyBinds: [...config.local.readOnlyBinds],
     maxProcesses: config.local.maxProcesses,
     maxMemoryBytes: config.local.maxMemoryBytes,

@@ -61,6 +61,11 @@ export interface LocalBackendOptions {
   maxTimeoutSeconds?: number;
   /** How agents listen; default from `network` (agent-endpoint.ts). A port for tests. */
   endpoints?: AgentEndpoints;
+  /**
+   * `--local-reset-state`: delete the workspaces an earlier server left instead of adopting them. Default false:
+   * a restart keeps every session's files (issue 22).
+   */
+  resetState?: boolean;
   /** A session without activity (exec, in-flight command) this long is released; default 30 min. */
   idleTimeoutMs?: number;
   /** `--max-sessions`; default 32. Warm agents do not count. */
