@@ -22,6 +22,12 @@ export async function startAgent(config: AgentConfig): Promise<void> {
   const server = createAgentHttpServer({ routes: agentRoutes({ log, engine, exec, assignment }), assignment, stopping: () => lifecycle.stopping, log });
   lifecycle.attach(server);
 
+  if (config.listenFd !== undefined) {
+    await listen(server, { fd: config.listenFd });
+    log.info({ listening: `fd:${config.listenFd}`, ...httpLimits(server) }, 'listening');
+    if (config.readyFd !== undefined) announce(config.readyFd, 'unix', log);
+    return;
+  }
   if (config.socketPath !== undefined) {
     removeStaleSocket(config.socketPath);
     await listen(server, { path: config.socketPath });
@@ -39,7 +45,7 @@ export async function startAgent(config: AgentConfig): Promise<void> {
   if (config.readyFd !== undefined) announce(config.readyFd, String(port), log);
 }
 
-function listen(server: Server, options: { path: string } | { port: number; host: string }): Promise<void> {
+function listen(server: Server, options: { path: string } | { port: number; host: string } | { fd: number }): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options, () => {

@@ -33,7 +33,7 @@ export class FakeProcess implements AgentProcess {
 
   /** Like the agent: `<port>`, or `unix` when told to listen on a socket. */
   becomeReady(port: number): void {
-    this.ready.resolve(this.spec.env.SANDBOX_AGENT_SOCKET ? 'unix' : `${port}`);
+    this.ready.resolve(this.spec.env.SANDBOX_AGENT_LISTEN_FD ? 'unix' : `${port}`);
   }
 
   /** The process ends by itself (crash). */
@@ -192,18 +192,20 @@ export class FakeAttacher implements NetworkAttacher {
   }
 }
 
-/** Unix-socket endpoints whose directories are only remembered (no files). */
+/** Unix-socket endpoints whose sockets are only remembered (no files); fd 99 stands for the listening socket. */
 export class FakeSocketEndpoints implements AgentEndpoints {
   readonly released: string[] = [];
+  readonly handedOver: string[] = [];
   private next = 0;
   async prepare(): Promise<void> {}
   async allocate(): Promise<AgentEndpoint> {
-    const dir = `/state/sockets/${this.next++}`;
+    const path = `/state/sockets/${this.next++}.sock`;
     return {
-      env: { SANDBOX_AGENT_SOCKET: '/.cli-mcp/socket/agent.sock' },
-      socketDir: dir,
-      urlFor: (line) => (line === 'unix' ? `unix:${dir}/agent.sock` : undefined),
-      release: async () => void this.released.push(dir),
+      env: { SANDBOX_AGENT_LISTEN_FD: '4' },
+      listenFd: 99,
+      urlFor: (line) => (line === 'unix' ? `unix:${path}` : undefined),
+      handedOver: async () => void this.handedOver.push(path),
+      release: async () => void this.released.push(path),
     };
   }
 }

@@ -91,8 +91,8 @@ describe.skipIf(skip !== undefined)('LocalBackend with --local-network isolated 
   it('cannot reach another sandbox\'s agent, whose socket is not in its view', async () => {
     await stack.run('s-a', 'true');
     const other = (await stack.backend.find('s-a'))!.agentUrl.slice('unix:'.length);
-    const seen = await stack.run('s-b', `ls /.cli-mcp/socket; [ -e ${other} ] && echo VISIBLE || echo hidden`);
-    expect(seen.response.stdout).toBe('agent.sock\nhidden');
+    const seen = await stack.run('s-b', `ls -A /.cli-mcp; [ -e ${other} ] && echo VISIBLE || echo hidden`);
+    expect(seen.response.stdout).toBe('agent\nnode\nnode_modules\nhidden');
   });
 
   it('ends the sandbox\'s slirp4netns on DELETE', async () => {

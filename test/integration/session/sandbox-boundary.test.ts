@@ -76,7 +76,7 @@ describe.skipIf(skip !== undefined)('a bubblewrap sandbox cannot reach the host 
       'echo "run: $(ls -A /run | wc -l)"', 'echo "var: $(ls -A /var)"', 'echo "cli-mcp: $(ls /.cli-mcp | tr "\\n" " ")"', 'ls -A /',
     ].join('; '));
     const [run, variable, own, ...root] = seen.response.stdout.split('\n');
-    expect([run, variable, own]).toEqual(['run: 0', 'var: tmp', 'cli-mcp: agent node node_modules socket ']);
+    expect([run, variable, own]).toEqual(['run: 0', 'var: tmp', 'cli-mcp: agent node node_modules ']);
     const allowed = ['usr', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32', 'etc', 'opt', 'dev', 'proc', 'tmp', 'var', 'run', 'workspace', '.cli-mcp'];
     expect(root.filter((entry) => !allowed.includes(entry))).toEqual([]);
   });
@@ -129,10 +129,11 @@ describe.skipIf(skip !== undefined)('a bubblewrap sandbox with --local-network h
       const port = (listener.address() as { port: number }).port;
       const seen = await stack.run('s-host', `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3; cat /etc/resolv.conf`);
       expect(seen.response.stdout).toBe(`host\n${readFileSync('/etc/resolv.conf', 'utf8').trimEnd()}`);
-      // Issue 11: only the server → agent hop changed — a Unix socket bound into this sandbox alone, no TCP port.
+      // Issue 11: only the server → agent hop changed — a Unix socket, no TCP port; issue 22: one the server
+      // bound outside the sandbox, which the agent inherited.
       const handle = (await stack.backend.find('s-host'))!;
-      expect(handle.agentUrl).toMatch(/^unix:\/.*\/agent\.sock$/);
-      expect((await stack.run('s-host', 'ls /.cli-mcp/socket')).response.stdout).toBe('agent.sock');
+      expect(handle.agentUrl).toMatch(/^unix:\/.*\/sockets\/[0-9a-f]{16}\.sock$/);
+      expect((await stack.run('s-host', 'ls -A /.cli-mcp')).response.stdout).toBe('agent\nnode\nnode_modules');
     } finally {
       await stack.close();
       await new Promise((resolve) => listener.close(resolve));

@@ -15,7 +15,7 @@ describe(loadAgentConfig.name, () => {
     expect(r.config).toMatchObject({
       authToken: undefined, port: 8090, host: '0.0.0.0', workdir: dir, outputDir: join(dir, '.cli-mcp'), shell: 'bash',
       defaultTimeoutSeconds: 60, maxTimeoutSeconds: 300, outputBufferBytes: 262_144, killGraceMs: 500, logLevel: 'info',
-      readyFd: undefined, exitWithParent: false, socketPath: undefined,
+      readyFd: undefined, exitWithParent: false, socketPath: undefined, listenFd: undefined,
       spill: { thresholdBytes: 16_384, maxFileBytes: 268_435_456, maxCommands: 20, maxTotalBytes: 536_870_912 },
     });
   });
@@ -33,6 +33,13 @@ describe(loadAgentConfig.name, () => {
       maxTimeoutSeconds: 10, outputBufferBytes: 4096, killGraceMs: 0, logLevel: 'debug', readyFd: 3, exitWithParent: true,
       spill: { thresholdBytes: 2048, maxFileBytes: 9, maxCommands: 3, maxTotalBytes: 99 },
     });
+  });
+
+  it('reads SANDBOX_AGENT_LISTEN_FD and refuses stdio or garbage', () => {
+    expect(loadAgentConfig({ SANDBOX_AGENT_LISTEN_FD: '4' }, dir)).toMatchObject({ ok: true, config: { listenFd: 4 } });
+    for (const bad of ['1', 'x']) {
+      expect(loadAgentConfig({ SANDBOX_AGENT_LISTEN_FD: bad }, dir)).toMatchObject({ ok: false, problems: [expect.stringMatching(/^SANDBOX_AGENT_LISTEN_FD: /)] });
+    }
   });
 
   it('reads SANDBOX_AGENT_SOCKET and refuses a relative or over-long socket path', () => {

@@ -19,8 +19,13 @@ export interface AgentConfig {
   authToken: string | undefined;
   port: number;
   host: string;
-  /** `SANDBOX_AGENT_SOCKET`: listen on this Unix socket instead of TCP (every local sandbox, issue 11). */
+  /** `SANDBOX_AGENT_SOCKET`: listen on this Unix socket instead of TCP. */
   socketPath: string | undefined;
+  /**
+   * `SANDBOX_AGENT_LISTEN_FD`: accept on this inherited, already listening socket (every local sandbox, issue 22):
+   * the server binds it where the sandbox cannot reach, so no path a command can change leads to the agent.
+   */
+  listenFd: number | undefined;
   /** Initial working directory of the shell. */
   workdir: string;
   /** Where full outputs and the background log go; null when disabled (`SANDBOX_OUTPUT_DIR=off`). */
@@ -56,6 +61,7 @@ export const CONFIG_HELP: ReadonlyArray<readonly [name: string, fallback: string
   ['SANDBOX_AGENT_PORT', '8090', 'TCP port; 0 picks a free port'],
   ['SANDBOX_AGENT_HOST', '0.0.0.0', 'listen address'],
   ['SANDBOX_AGENT_SOCKET', '(unset)', 'absolute path of a Unix socket to listen on instead of TCP (host and port are then unused)'],
+  ['SANDBOX_AGENT_LISTEN_FD', '(unset)', 'inherited descriptor of a listening socket to accept on (wins over the socket, host and port)'],
   ['SANDBOX_WORKDIR', '(current directory)', 'initial working directory of the shell'],
   ['SANDBOX_OUTPUT_DIR', '<workdir>/.cli-mcp', 'full outputs of large commands and the background log; "off" disables'],
   ['SANDBOX_SHELL', 'bash', 'bash binary, name or path (started as `<shell> --norc --noprofile`; bash ≥ 4.1 required)'],
@@ -85,6 +91,7 @@ export function loadAgentConfig(env: Env = process.env, cwd: string = process.cw
   const port = readInteger(env, problems, 'SANDBOX_AGENT_PORT', 8090, 0, 65535);
   const host = rawValue(env, 'SANDBOX_AGENT_HOST')?.trim() || '0.0.0.0';
   const socketPath = readSocketPath(env, problems);
+  const listenFd = rawValue(env, 'SANDBOX_AGENT_LISTEN_FD') === undefined ? undefined : readInteger(env, problems, 'SANDBOX_AGENT_LISTEN_FD', -1, 3, 65_535);
   const workdir = readWorkdir(env, problems, cwd);
   const outputDir = readOutputDir(env, workdir);
   const maxTimeoutSeconds = readInteger(env, problems, 'SANDBOX_MAX_TIMEOUT_SECONDS', 300, 1, 86_400);
@@ -115,7 +122,7 @@ export function loadAgentConfig(env: Env = process.env, cwd: string = process.cw
     ok: true,
     config: {
       authToken: rawValue(env, 'SANDBOX_AUTH_TOKEN'),
-      port, host, socketPath, workdir, outputDir, shell,
+      port, host, socketPath, listenFd, workdir, outputDir, shell,
       shellEnv: buildShellEnv(env),
       defaultTimeoutSeconds, maxTimeoutSeconds, outputBufferBytes, spill,
       killGraceMs, killSettleMs: 300, logLevel, readyFd, exitWithParent,

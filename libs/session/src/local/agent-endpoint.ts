@@ -1,27 +1,27 @@
 import { randomBytes } from 'node:crypto';
-import { chown, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UNIX_URL_PREFIX } from '@cli-mcp/agent-client';
-import type { SandboxUser } from './bwrap-command.js';
-import { SANDBOX_SOCKET_DIR } from './sandbox-view.js';
-const SOCKET_FILE = 'agent.sock';
 /** Linux keeps at most 107 bytes of a socket path (sun_path). */
 export const MAX_SOCKET_PATH_BYTES = 107;
 
-/** How one sandbox agent is reached: what it is told, what bubblewrap adds, the URL its ready line yields. */
+/** How one sandbox agent is reached: what it is told, the descriptor it inherits, the URL its ready line yields. */
 export interface AgentEndpoint {
   /** Added to the agent's environment. */
   readonly env: Readonly<Record<string, string>>;
-  /** Host directory bound at SANDBOX_SOCKET_DIR in the sandbox (Unix-socket agents only). */
-  readonly socketDir?: string;
-  /** The agent URL for its ready line (`<port>` or `unix`); undefined when the line is not what was expected. */
+  /** A listening socket the agent inherits as LISTEN_FD (this process's descriptor number). */
+  readonly listenFd?: number;
+  /** The agent URL for its ready line (`unix`); undefined when the line is not what was expected. */
   urlFor(readyLine: string): string | undefined;
+  /** Once the agent process holds the socket: this process stops listening on it (it must not accept). */
+  handedOver(): Promise<void>;
   /** Removes what the endpoint left on the host (after the agent exited). */
   release(): Promise<void>;
 }
 
-/** Makes one endpoint per agent start (`--local-network`). */
+/** Makes one endpoint per agent start. */
 export interface AgentEndpoints {
   /** Once at start-up: checks and cleans what earlier servers left. Throws a SessionError naming the flag. */
   prepare(): Promise<void>;
@@ -30,33 +30,26 @@ export interface AgentEndpoints {
   close?(): Promise<void>;
 }
 
-/**
- * Every local agent listens on a Unix socket, whatever `--local-network` (issue 11: the server and its agents share a
- * host, so no TCP loopback hop). With its own network namespace (`isolated`, `none`) the sandbox could not be reached
- * over TCP at all; with `host` a socket also keeps other sandboxes — which share the host's loopback — from even
- * connecting to the agent. The user's commands keep the network their mode gives them: only the server → agent hop
- * changes. `bound`: the socket directory is bound at SANDBOX_SOCKET_DIR in a bubblewrap sandbox; without isolation
- * the agent is told the host path itself.
- */
-export function agentEndpoints(stateDir: string, owner: SandboxUser | undefined, bound: boolean): AgentEndpoints {
-  return new UnixSocketEndpoints(join(stateDir, 'sockets'), owner, tmpdir, bound);
-}
+/** The descriptor the agent finds its listening socket on: the first after its ready pipe (process-launcher.ts). */
+export const LISTEN_FD = 4;
 
 /**
- * The agent listens on a Unix socket in a private host directory (`<state-dir>/sockets/<random>`, 0700, owned by the
- * sandbox user) bound at SANDBOX_SOCKET_DIR in its own sandbox only (docs/local-backend.md "Network").
+ * Every local agent is reached over a Unix socket (issue 11) that **this server** binds, in a 0700 directory of
+ * its own that no sandbox sees, and hands to the agent as an open descriptor at spawn (issue 22). Earlier the
+ * agent bound it in a directory mounted writable into its sandbox, so a command could replace `agent.sock` with
+ * a symlink to a host socket and the server would send `POST /exec` with the bearer there. Now no path the
+ * sandbox can change leads from the server to its agent, with or without bubblewrap.
  */
+export function agentEndpoints(stateDir: string): AgentEndpoints {
+  return new UnixSocketEndpoints(join(stateDir, 'sockets'), tmpdir);
+}
+
 export class UnixSocketEndpoints implements AgentEndpoints {
   private dir: string;
   /** A private directory under the temp dir, used when the state dir is too long (removed at close). */
   private fallback?: string;
 
-  constructor(
-    private readonly socketsDir: string,
-    private readonly owner?: SandboxUser,
-    private readonly tempRoot: () => string = tmpdir,
-    private readonly bound = true,
-  ) {
+  constructor(private readonly socketsDir: string, private readonly tempRoot: () => string = tmpdir) {
     this.dir = socketsDir;
   }
 
@@ -76,14 +69,31 @@ export class UnixSocketEndpoints implements AgentEndpoints {
   }
 
   async allocate(): Promise<AgentEndpoint> {
-    const dir = join(this.dir, randomBytes(8).toString('hex'));
-    await mkdir(dir, { mode: 0o700 });
-    if (this.owner) await chown(dir, this.owner.uid, this.owner.gid);
+    const name = randomBytes(8).toString('hex');
+    const path = join(this.dir, `${name}${SOCKET_SUFFIX}`);
+    // Bound under a draft name: closing our copy of a listening socket unlinks the path it was bound to (libuv),
+    // so the socket is renamed into place before that.
+    const draft = join(this.dir, `${name}.bind`);
+    const listener = createServer();
+    await new Promise<void>((resolve, reject) => listener.once('error', reject).listen(draft, resolve));
+    const fd = (listener as unknown as { _handle?: { fd?: number } })._handle?.fd;
+    const handedOver = async (): Promise<void> => {
+      await rename(draft, path).catch(() => undefined);
+      await new Promise<void>((resolve) => listener.close(() => resolve()));
+    };
+    if (fd === undefined || fd < 0) {
+      await handedOver();
+      throw new Error('this Node.js does not expose the descriptor of a listening socket');
+    }
     return {
-      env: { SANDBOX_AGENT_SOCKET: this.bound ? `${SANDBOX_SOCKET_DIR}/${SOCKET_FILE}` : join(dir, SOCKET_FILE) },
-      socketDir: dir,
-      urlFor: (line) => (line === 'unix' ? `${UNIX_URL_PREFIX}${join(dir, SOCKET_FILE)}` : undefined),
-      release: () => rm(dir, { recursive: true, force: true }),
+      env: { SANDBOX_AGENT_LISTEN_FD: String(LISTEN_FD) },
+      listenFd: fd,
+      urlFor: (line) => (line === 'unix' ? `${UNIX_URL_PREFIX}${path}` : undefined),
+      handedOver,
+      release: async () => {
+        if (listener.listening) await handedOver();
+        await rm(path, { force: true });
+      },
     };
   }
 
@@ -92,10 +102,8 @@ export class UnixSocketEndpoints implements AgentEndpoints {
   }
 }
 
-function socketPathBytes(socketsDir: string): number {
-  return Buffer.byteLength(join(socketsDir, 'x'.repeat(16), SOCKET_FILE));
-}
+const SOCKET_SUFFIX = '.sock';
 
 function fits(socketsDir: string): boolean {
-  return socketPathBytes(socketsDir) <= MAX_SOCKET_PATH_BYTES;
+  return Buffer.byteLength(join(socketsDir, `${'x'.repeat(16)}${SOCKET_SUFFIX}`)) <= MAX_SOCKET_PATH_BYTES;
 }

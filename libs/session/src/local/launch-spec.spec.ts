@@ -15,7 +15,7 @@ const base: ViewBase = {
   files: [{ dest: '/etc/resolv.conf', content: 'nameserver 10.0.2.3\n' }],
   agentEntry: '/.cli-mcp/agent/main.js',
 };
-const view = sandboxView(base, '/state/sessions/s1/workspace', '/state/sockets/ab');
+const view = sandboxView(base, '/state/sessions/s1/workspace');
 
 describe('buildAgentEnv', () => {
   it('builds the environment from an allow-list, never the host env', () => {
@@ -51,14 +51,14 @@ describe(buildBwrapCommand.name, () => {
     expect(outer).toMatch(/^--die-with-parent --unshare-pid --unshare-user --uid 0 --gid 0 --cap-add ALL --unshare-net --info-fd 4 /);
     expect(outer).toContain('--perms 0755 --dir /.cli-mcp ');
     expect(outer).toContain('--ro-bind /usr /usr --symlink usr/bin /bin --ro-bind /etc /etc --ro-bind /repo/dist/sandbox-agent /.cli-mcp/agent');
-    expect(outer).toContain('--bind /state/sessions/s1/workspace /workspace --bind /state/sockets/ab /.cli-mcp/socket');
+    expect(outer).toContain('--bind /state/sessions/s1/workspace /workspace --dev /dev');
     expect(outer).not.toMatch(/\/home|\/root|\/run|\/srv|\/mnt|\/var/);
   });
 
   it('inner level: user namespace without nested ones, pid/ipc/uts/cgroup namespaces, new session, no capabilities', () => {
     expect(inner).toMatch(/^--unshare-user --uid 1000 --gid 1001 --disable-userns --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup --hostname cli-mcp-sandbox --die-with-parent --new-session --cap-drop ALL /);
     expect(inner).toContain('--ro-bind /.cli-mcp/agent /.cli-mcp/agent');
-    expect(inner).toContain('--bind /workspace /workspace --bind /.cli-mcp/socket /.cli-mcp/socket --dev /dev --proc /proc --tmpfs /tmp --dir /var --tmpfs /var/tmp --tmpfs /run');
+    expect(inner).toContain('--bind /workspace /workspace --dev /dev --proc /proc --tmpfs /tmp --dir /var --tmpfs /var/tmp --tmpfs /run');
     expect(inner).toMatch(/--ro-bind-data 5 \/etc\/resolv.conf --remount-ro \/ --chdir \/workspace -- \/.cli-mcp\/node \/.cli-mcp\/agent\/main.js$/);
   });
 

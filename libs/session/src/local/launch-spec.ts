@@ -59,19 +59,21 @@ export interface LaunchInput {
   extraEnv?: Record<string, string>;
   /** `SANDBOX_*` settings every agent gets (e.g. the server's timeouts, C-AG-14). */
   agentEnv?: Readonly<Record<string, string>>;
-  endpoint?: Pick<AgentEndpoint, 'env'>;
+  endpoint?: Pick<AgentEndpoint, 'env' | 'listenFd'>;
   /** With `isolation: 'bwrap'`: the sandbox's view and namespaces (bwrap-command.ts). */
   bwrap?: Omit<BwrapCommandInput, 'command' | 'infoFd' | 'fileFds'>;
 }
 
 export function buildLaunchSpec(input: LaunchInput): LaunchSpec {
+  // The listening socket first, so it is LISTEN_FD whatever follows (agent-endpoint.ts).
+  const listenFd = input.endpoint?.listenFd;
+  const extraFds: LaunchFd[] = listenFd === undefined ? [] : [{ kind: 'inherit', fd: listenFd }];
   if (input.isolation === 'none') {
     const env = buildAgentEnv({ ...envInput(input), workdir: input.workspaceHostDir });
-    return { command: input.nodePath, args: [...AGENT_NODE_FLAGS, input.agentEntry], env, cwd: input.workspaceHostDir };
+    return { command: input.nodePath, args: [...AGENT_NODE_FLAGS, input.agentEntry], env, cwd: input.workspaceHostDir, extraFds };
   }
   if (!input.bwrap) throw new Error('bwrap isolation needs a sandbox view');
   const env = buildAgentEnv({ ...envInput(input), workdir: SANDBOX_WORKSPACE });
-  const extraFds: LaunchFd[] = [];
   const infoFd = input.bwrap.network === 'isolated' ? FIRST_EXTRA_FD + extraFds.push({ kind: 'info' }) - 1 : undefined;
   const fileFds = input.bwrap.view.files.map((file) => FIRST_EXTRA_FD + extraFds.push({ kind: 'data', content: file.content }) - 1);
   const { command, args } = buildBwrapCommand({

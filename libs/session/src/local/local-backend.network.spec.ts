@@ -5,7 +5,6 @@ import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { FakeClock, StrictLocalAgent } from '../../test/fakes.js';
 import { FakeHostFs, FakeLauncher, FakeRunner, FakeWorkspaces } from '../../test/local-fakes.js';
 import { UnixSocketEndpoints } from './agent-endpoint.js';
-import { SANDBOX_SOCKET_DIR } from './sandbox-view.js';
 import { LocalBackend } from './local-backend.js';
 import type { LocalBackendOptions } from './local-backend.options.js';
 
@@ -34,28 +33,32 @@ afterEach(async () => {
 });
 
 describe('LocalBackend with --local-network none', () => {
-  it('runs each agent in its own network namespace, listening on a Unix socket in a private directory', async () => {
+  it('runs each agent in its own network namespace, on a socket the server bound outside every sandbox (issue 22)', async () => {
     const { backend, launcher, runner } = make();
     const handle = await backend.acquire('s1', never());
     expect(runner.runs[0]).toContain('--unshare-net');
     const spec = launcher.launched[0]!.spec;
     const args = spec.args.join(' ');
-    const socketDir = readdirSync(join(dir, 'sockets')).map((name) => join(dir, 'sockets', name));
-    expect(socketDir).toHaveLength(1);
-    expect(statSync(socketDir[0]!).mode & 0o777).toBe(0o700);
     expect(args).toContain('--unshare-net');
-    expect(args).toContain(`--bind ${socketDir[0]} ${SANDBOX_SOCKET_DIR} `);
-    expect(args).toContain(`--bind ${SANDBOX_SOCKET_DIR} ${SANDBOX_SOCKET_DIR} `);
-    expect(spec.env.SANDBOX_AGENT_SOCKET).toBe(`${SANDBOX_SOCKET_DIR}/agent.sock`);
-    expect(handle.agentUrl).toBe(`unix:${socketDir[0]}/agent.sock`);
+    expect(statSync(join(dir, 'sockets')).mode & 0o777).toBe(0o700);
+    const sockets = readdirSync(join(dir, 'sockets'));
+    expect(sockets).toEqual([expect.stringMatching(/^[0-9a-f]{16}\.sock$/)]);
+    expect(statSync(join(dir, 'sockets', sockets[0]!)).isSocket()).toBe(true);
+    // Nothing of the socket directory is mounted into the sandbox; the agent gets the socket as fd 4.
+    expect(args).not.toContain(join(dir, 'sockets'));
+    expect(args).not.toContain('/.cli-mcp/socket');
+    expect(spec.extraFds?.[0]).toMatchObject({ kind: 'inherit', fd: expect.any(Number) });
+    expect(spec.env).toMatchObject({ SANDBOX_AGENT_LISTEN_FD: '4' });
+    expect(spec.env).not.toHaveProperty('SANDBOX_AGENT_SOCKET');
+    expect(handle.agentUrl).toBe(`unix:${join(dir, 'sockets', sockets[0]!)}`);
   });
 
-  it('removes the socket directory once the agent is gone', async () => {
+  it('removes the socket once the agent is gone', async () => {
     const { backend } = make();
     await backend.acquire('s1', never());
-    const [socketDir] = readdirSync(join(dir, 'sockets'));
+    const [socket] = readdirSync(join(dir, 'sockets'));
     await backend.release('s1');
-    await expect.poll(() => existsSync(join(dir, 'sockets', socketDir!))).toBe(false);
+    await expect.poll(() => existsSync(join(dir, 'sockets', socket!))).toBe(false);
   });
 
   it('refuses to start when bubblewrap is not usable, instead of running sandboxes with the network', async () => {
@@ -68,7 +71,7 @@ describe('LocalBackend with --local-network none', () => {
 describe(UnixSocketEndpoints.name, () => {
   it('puts sockets in a private temp directory when the state dir is too long for 107-byte socket paths', async () => {
     dir = mkdtempSync(join(tmpdir(), 'net-long-'));
-    const endpoints = new UnixSocketEndpoints(`/${'d'.repeat(80)}/sockets`, undefined, () => dir!);
+    const endpoints = new UnixSocketEndpoints(`/${'d'.repeat(80)}/sockets`, () => dir!);
     await endpoints.prepare();
     const made = readdirSync(dir);
     expect(made).toEqual([expect.stringMatching(/^cli-mcp-/)]);
@@ -82,14 +85,14 @@ describe(UnixSocketEndpoints.name, () => {
   });
 
   it('falls back to /tmp when the temp directory itself is too long', async () => {
-    const endpoints = new UnixSocketEndpoints(`/${'d'.repeat(80)}/sockets`, undefined, () => `/${'t'.repeat(100)}`);
+    const endpoints = new UnixSocketEndpoints(`/${'d'.repeat(80)}/sockets`, () => `/${'t'.repeat(100)}`);
     await endpoints.prepare();
     const endpoint = await endpoints.allocate();
-    expect(endpoint.urlFor('unix')).toMatch(/^unix:\/tmp\/cli-mcp-[^/]+\/[0-9a-f]{16}\/agent\.sock$/);
-    const socketDir = endpoint.socketDir!;
+    const url = endpoint.urlFor('unix')!;
+    expect(url).toMatch(/^unix:\/tmp\/cli-mcp-[^/]+\/[0-9a-f]{16}\.sock$/);
     await endpoint.release();
     await endpoints.close();
-    expect(existsSync(join(socketDir, '..'))).toBe(false);
+    expect(existsSync(join(url.slice('unix:'.length), '..'))).toBe(false);
   });
 
   it('clears sockets an earlier server left, and maps only the "unix" ready line to a URL', async () => {
@@ -101,7 +104,7 @@ describe(UnixSocketEndpoints.name, () => {
     expect(readdirSync(join(dir, 'sockets'))).toEqual([]);
     const endpoint = await endpoints.allocate();
     expect(endpoint.urlFor('8090')).toBeUndefined();
-    expect(endpoint.urlFor('unix')).toMatch(/^unix:\/.*\/sockets\/[0-9a-f]{16}\/agent\.sock$/);
+    expect(endpoint.urlFor('unix')).toMatch(/^unix:\/.*\/sockets\/[0-9a-f]{16}\.sock$/);
     await Promise.all([stale.release(), endpoint.release()]);
   });
 });
@@ -114,23 +117,23 @@ describe('LocalBackend with --local-network host', () => {
     return stateDir;
   };
 
-  it('bubblewrap: the agent listens on a socket bound into its sandbox; the sandbox keeps the host network', async () => {
-    const { backend, launcher, runner } = make({ isolation: 'bwrap', network: 'host', endpoints: undefined, workspaces: new FakeWorkspaces(stateDirForTest()) });
+  it('bubblewrap: the agent inherits a socket the server bound; the sandbox keeps the host network', async () => {
+    const stateDir = stateDirForTest();
+    const { backend, launcher, runner } = make({ isolation: 'bwrap', network: 'host', endpoints: undefined, workspaces: new FakeWorkspaces(stateDir) });
     const handle = await backend.acquire('s1', never());
     const spec = launcher.launched[0]!.spec;
     expect(runner.runs[0]).not.toContain('--unshare-net');
     expect(spec.args.join(' ')).not.toContain('--unshare-net');
-    expect(spec.args.join(' ')).toContain(`${SANDBOX_SOCKET_DIR} `);
-    expect(spec.env.SANDBOX_AGENT_SOCKET).toBe(`${SANDBOX_SOCKET_DIR}/agent.sock`);
-    expect(handle.agentUrl).toMatch(/^unix:\/.*\/sockets\/[0-9a-f]{16}\/agent\.sock$/);
+    expect(spec.args.join(' ')).not.toContain(`${stateDir}/sockets`);
+    expect(spec.env.SANDBOX_AGENT_LISTEN_FD).toBe('4');
+    expect(handle.agentUrl).toMatch(new RegExp(`^unix:${stateDir}/sockets/[0-9a-f]{16}\\.sock$`));
   });
 
-  it('without isolation: the agent is told the socket\'s host path', async () => {
+  it('without isolation: the same inherited socket', async () => {
     const stateDir = stateDirForTest();
     const { backend, launcher } = make({ isolation: 'none', network: 'host', endpoints: undefined, workspaces: new FakeWorkspaces(stateDir) });
     const handle = await backend.acquire('s1', never());
-    const socket = launcher.launched[0]!.spec.env.SANDBOX_AGENT_SOCKET!;
-    expect(socket).toMatch(new RegExp(`^${stateDir}/sockets/[0-9a-f]{16}/agent\\.sock$`));
-    expect(handle.agentUrl).toBe(`unix:${socket}`);
+    expect(launcher.launched[0]!.spec).toMatchObject({ env: { SANDBOX_AGENT_LISTEN_FD: '4' }, extraFds: [{ kind: 'inherit' }] });
+    expect(handle.agentUrl).toMatch(new RegExp(`^unix:${stateDir}/sockets/[0-9a-f]{16}\\.sock$`));
   });
 });

@@ -56,7 +56,7 @@ describe(`${LocalBackend.name} posture`, () => {
     it('attaches the network to the sandbox bubblewrap reports, and ends both together', async () => {
       const { backend, launcher, attacher } = make({ isolation: 'bwrap', network: 'isolated', endpoints: new FakeSocketEndpoints() });
       const handle = await backend.acquire('s1', never());
-      expect(handle.agentUrl).toBe('unix:/state/sockets/0/agent.sock');
+      expect(handle.agentUrl).toBe('unix:/state/sockets/0.sock');
       const child = launcher.launched[0]!;
       expect(attacher.attached).toMatchObject([{ pid: child.pid + 100_000, closed: false }]);
       await backend.release('s1');

@@ -13,12 +13,15 @@ describe(LocalBackend.name, () => {
     it('creates a workspace and an agent with the session token, then finds it again', async () => {
       const { backend, launcher, workspaces, agent } = make();
       const first = await backend.acquire('s1', never());
-      expect(first).toMatchObject({ sessionId: 's1', agentUrl: 'unix:/state/sockets/0/agent.sock', path: 'create', recreated: false });
+      expect(first).toMatchObject({ sessionId: 's1', agentUrl: 'unix:/state/sockets/0.sock', path: 'create', recreated: false });
       expect(first.token).toBe(deriveSessionToken(key, 's1'));
       expect(workspaces.sessions.get('s1')).toBe('/state/sessions/s1/workspace');
       const spec = launcher.launched[0]!.spec;
       expect(spec).toMatchObject({ command: '/usr/bin/node', args: ['--max-semi-space-size=1', '/repo/dist/apps/sandbox-agent/src/main.js'], cwd: '/state/sessions/s1/workspace' });
       expect(spec.env.SANDBOX_AUTH_TOKEN).toBe(first.token);
+      // The agent inherits the socket the server bound (issue 22): first of the extra descriptors, so fd 4.
+      expect(spec.extraFds?.[0]).toEqual({ kind: 'inherit', fd: 99 });
+      expect(spec.env.SANDBOX_AGENT_LISTEN_FD).toBe('4');
       expect(spec.env).not.toHaveProperty('SECRET');
       expect(spec.env.LANG).toBe('C.UTF-8');
       const again = await backend.acquire('s1', never());
@@ -59,7 +62,7 @@ describe(LocalBackend.name, () => {
       await flush();
       expect(await backend.find('s1')).toBeUndefined();
       const next = await backend.acquire('s1', never());
-      expect(next).toMatchObject({ path: 'create', recreated: true, lost: { shellState: true, files: false }, agentUrl: 'unix:/state/sockets/1/agent.sock' });
+      expect(next).toMatchObject({ path: 'create', recreated: true, lost: { shellState: true, files: false }, agentUrl: 'unix:/state/sockets/1.sock' });
       expect(launcher.launched[1]!.spec.cwd).toBe('/state/sessions/s1/workspace');
       expect(workspaces.sessions.size).toBe(1);
       expect((await backend.acquire('s1', never())).recreated).toBe(false);
@@ -86,6 +89,20 @@ describe(LocalBackend.name, () => {
       const next = await backend.acquire('s1', never());
       expect(next.recreated).toBe(true);
       expect(launcher.launched[0]!.signals).toEqual(['SIGKILL']);
+    });
+
+    it('recreates an agent that crashed while it was being probed (seen by both, handled once)', async () => {
+      const { backend, launcher, agent } = make();
+      await backend.acquire('s1', never());
+      agent.on('health', async () => {
+        launcher.launched[0]!.crash();
+        await flush();
+        throw new AgentError(AgentErrorCode.Network, 'health_check', 'unix:/x', 'connect ECONNREFUSED', undefined, undefined, 'ECONNREFUSED');
+      });
+      const next = await backend.acquire('s1', never());
+      expect(next).toMatchObject({ recreated: true, lost: { shellState: true, files: false } });
+      expect(launcher.launched[0]!.signals).toEqual([]);
+      expect(launcher.alive()).toHaveLength(1);
     });
 
     it('keeps a slow agent (probe timeout is not a crash)', async () => {
@@ -119,7 +136,7 @@ describe(LocalBackend.name, () => {
       launcher.launched[0]!.crash(1);
       await flush();
       launcher.launched[1]!.becomeReady(40_123);
-      await expect(pending).resolves.toMatchObject({ agentUrl: 'unix:/state/sockets/1/agent.sock', path: 'create' });
+      await expect(pending).resolves.toMatchObject({ agentUrl: 'unix:/state/sockets/1.sock', path: 'create' });
     });
 
     it('reports an agent that exits before it is ready', async () => {
@@ -220,8 +237,8 @@ describe(LocalBackend.name, () => {
       expect(launcher.launched.every((p) => p.spec.env.SANDBOX_AUTH_TOKEN === undefined)).toBe(true);
       expect(backend.warmReady).toBe(2);
       const claimed = await backend.acquire('s1', never());
-      expect(claimed).toMatchObject({ path: 'claim', agentUrl: 'unix:/state/sockets/0/agent.sock', recreated: false });
-      expect(agent.callsOf('assign')[0]!.slice(0, 2)).toEqual(['unix:/state/sockets/0/agent.sock', deriveSessionToken(key, 's1')]);
+      expect(claimed).toMatchObject({ path: 'claim', agentUrl: 'unix:/state/sockets/0.sock', recreated: false });
+      expect(agent.callsOf('assign')[0]!.slice(0, 2)).toEqual(['unix:/state/sockets/0.sock', deriveSessionToken(key, 's1')]);
       expect(workspaces.sessions.get('s1')).toMatch(/^\/state\/warm\/warm-[0-9a-f]+\/workspace$/);
       await flush();
       expect(launcher.launched).toHaveLength(3);
@@ -248,7 +265,7 @@ describe(LocalBackend.name, () => {
       await backend.start();
       await flush();
       const h = await backend.acquire('s1', never());
-      expect(h).toMatchObject({ path: 'create', agentUrl: 'unix:/state/sockets/2/agent.sock' });
+      expect(h).toMatchObject({ path: 'create', agentUrl: 'unix:/state/sockets/2.sock' });
       expect(launcher.launched[0]!.hasExited).toBe(true);
     });
 

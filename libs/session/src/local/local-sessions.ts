@@ -5,7 +5,7 @@ import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { IdleReaper } from './idle-reaper.js';
 import { BoundedSet } from './keyed-mutex.js';
 import type { LocalAgentPort, LocalBackendLogger, SessionEndReason } from './local-backend.options.js';
-import { describeExit } from './process-launcher.js';
+import { describeExit, type AgentProcess } from './process-launcher.js';
 import { agentResponds, stopAgent, type StartedAgent } from './sandbox-process.js';
 import type { SandboxRuntime } from './sandbox-runtime.js';
 import { adoptAgent, liveHandle, type SessionEntry } from './session-entry.js';
@@ -72,12 +72,14 @@ export class LocalSessions {
   async acquire(sessionId: string, runtime: SandboxRuntime, signal: AbortSignal): Promise<SandboxHandle> {
     let entry = this.entries.get(sessionId);
     const live = liveHandle(entry);
-    if (live && entry?.process) {
+    const child = entry?.process;
+    if (live && entry && child) {
       if (await agentResponds(this.deps.agent, live.agentUrl, this.deps.clock, this.deps.probeTimeoutMs)) {
         this.deps.reaper.touch(sessionId);
         return { ...live, path: 'discover', recreated: false };
       }
-      await this.killUnresponsive(entry);
+      // The agent may have been seen exiting while it was probed (a crash): then it is gone already.
+      await this.killUnresponsive(entry, child);
     }
     // A crashed, unresponsive or adopted agent's session keeps its workspace; a reaped one lost it with the agent.
     const recreated = entry !== undefined || this.lost.has(sessionId);
@@ -152,13 +154,16 @@ export class LocalSessions {
     });
   }
 
-  private async killUnresponsive(entry: SessionEntry): Promise<void> {
-    const child = entry.process!;
-    this.deps.logger.warn('sandbox agent refuses connections; replacing it', { sessionId: entry.sessionId });
-    entry.stopping = true;
-    child.kill('SIGKILL');
-    await child.exited;
-    entry.process = undefined;
-    entry.handle = undefined;
+  private async killUnresponsive(entry: SessionEntry, child: AgentProcess): Promise<void> {
+    if (!child.hasExited) {
+      this.deps.logger.warn('sandbox agent refuses connections; replacing it', { sessionId: entry.sessionId });
+      if (entry.process === child) entry.stopping = true;
+      child.kill('SIGKILL');
+      await child.exited;
+    }
+    if (entry.process === child) {
+      entry.process = undefined;
+      entry.handle = undefined;
+    }
   }
 }

@@ -20,13 +20,13 @@ export class NodeProcessLauncher implements ProcessLauncher {
     const child = spawn(spec.command, spec.args, {
       cwd: spec.cwd,
       env: spec.env,
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe', ...extra.map(() => 'pipe' as const)],
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', ...extra.map((fd) => (fd.kind === 'inherit' ? fd.fd : 'pipe' as const))],
       detached: true,
     });
     let info: Readable | undefined;
     extra.forEach((fd, index) => {
       const stream = child.stdio[FIRST_EXTRA_FD + index] as (Readable & Writable) | null;
-      if (!stream) return;
+      if (!stream || fd.kind === 'inherit') return;
       stream.on('error', () => undefined);
       if (fd.kind === 'data') stream.end(fd.content);
       else info = stream;

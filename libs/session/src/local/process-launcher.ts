@@ -6,13 +6,17 @@ export interface LaunchSpec {
   env: Record<string, string>;
   cwd: string;
   /**
-   * Descriptors from fd 4 on, in order: `info` is read for bubblewrap's `--info-fd` JSON (the sandbox's pid),
-   * `data` is a pipe carrying `content` (bubblewrap's `--ro-bind-data`).
+   * Descriptors from fd 4 on, in order: `inherit` passes one of this process's descriptors (the agent's listening
+   * socket, agent-endpoint.ts), `info` is read for bubblewrap's `--info-fd` JSON (the sandbox's pid), `data` is a
+   * pipe carrying `content` (bubblewrap's `--ro-bind-data`).
    */
   extraFds?: readonly LaunchFd[];
 }
 
-export type LaunchFd = { readonly kind: 'info' } | { readonly kind: 'data'; readonly content: string };
+export type LaunchFd =
+  | { readonly kind: 'inherit'; readonly fd: number }
+  | { readonly kind: 'info' }
+  | { readonly kind: 'data'; readonly content: string };
 
 /** First descriptor of `LaunchSpec.extraFds` (0–2 are stdio, 3 is the agent's ready pipe). */
 export const FIRST_EXTRA_FD = 4;

@@ -66,7 +66,7 @@ export async function planSandboxes(input: SandboxPlanInput): Promise<SandboxPla
   const posture: SandboxPosture = await resolvePosture(input.isolation, input.network, {
     runner: input.runner, slirpPath: input.slirpPath, dropTo: input.sandboxUser, bwrapProbe, networkProbe,
   });
-  const endpoints = input.endpoints ?? agentEndpoints(input.stateDir, input.sandboxUser, posture.isolation === 'bwrap');
+  const endpoints = input.endpoints ?? agentEndpoints(input.stateDir);
   if (posture.isolation === 'none') return { posture, endpoints };
   const extraReadOnly = await checkReadOnlyBinds(input.readOnlyBinds, {
     hostFs: input.hostFs, stateDir: input.stateDir, secretPaths: input.secretPaths,

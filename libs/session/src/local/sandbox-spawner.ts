@@ -73,6 +73,8 @@ export class SandboxSpawner {
       launch: (spec) => {
         const child = this.options.launcher.launch(cgroups ? joiningCgroups(spec, cgroups.procsFiles) : spec);
         spawned = true;
+        // The child holds the listening socket now; this process must not accept on it.
+        void endpoint.handedOver().catch(() => undefined);
         this.children.add(child);
         void child.exited.then(async () => {
           this.children.delete(child);
@@ -116,7 +118,7 @@ export class SandboxSpawner {
     const input: LaunchInput = { ...launch, isolation: posture.isolation, workspaceHostDir: workspace, token, endpoint };
     if (posture.isolation === 'bwrap') {
       if (!viewBase || !bwrap) throw new SessionError(SessionErrorCode.SandboxUnavailable, 'bubblewrap isolation without a sandbox view');
-      input.bwrap = { ...bwrap, network: posture.network, view: sandboxView(viewBase, workspace, endpoint.socketDir) };
+      input.bwrap = { ...bwrap, network: posture.network, view: sandboxView(viewBase, workspace) };
     }
     return input;
   }

@@ -4,8 +4,6 @@ import type { HostFs, RootEntry } from './host-fs.js';
 /** Where the agent's own files appear in a sandbox (C-SEC-1: bound alone, never the checkout around them). */
 export const SANDBOX_AGENT_DIR = '/.cli-mcp/agent';
 export const SANDBOX_NODE = '/.cli-mcp/node';
-/** The Unix-socket agent's directory (`--local-network isolated|none`), the only writable place besides /workspace and the private dirs. */
-export const SANDBOX_SOCKET_DIR = '/.cli-mcp/socket';
 export const SANDBOX_WORKSPACE = '/workspace';
 
 /** Top-level host entries a sandbox sees read-only (docs/local-backend.md "What a sandbox sees"). */
@@ -81,10 +79,12 @@ export async function planViewBase(input: ViewBaseInput): Promise<ViewBase> {
   return { mounts, files, agentEntry: posix.join(SANDBOX_AGENT_DIR, posix.basename(entryReal)) };
 }
 
-/** The view of one sandbox: the base plus its workspace and (Unix-socket agents) its socket directory. */
-export function sandboxView(base: ViewBase, workspace: string, socketDir?: string): SandboxView {
+/**
+ * The view of one sandbox: the base plus its workspace. The agent's socket is not in it: the agent inherits it
+ * (agent-endpoint.ts), so nothing the server connects to lies in a directory the sandbox can write.
+ */
+export function sandboxView(base: ViewBase, workspace: string): SandboxView {
   const own: ViewMount[] = [{ kind: 'bind', source: workspace, dest: SANDBOX_WORKSPACE }];
-  if (socketDir !== undefined) own.push({ kind: 'bind', source: socketDir, dest: SANDBOX_SOCKET_DIR });
   return { mounts: [...base.mounts, ...own], files: base.files, privateDirs: PRIVATE_DIRS, agentEntry: base.agentEntry };
 }
 
