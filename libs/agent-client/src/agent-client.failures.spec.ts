@@ -73,7 +73,7 @@ describe('AgentClient failures', () => {
       res.write('{"stdout":', () => req.socket.resetAndDestroy());
     });
     await expect(client.exec(url, 't', { command: 'true' })).rejects.toMatchObject({
-      code: AgentErrorCode.Decode, status: 200, message: expect.stringContaining('response aborted'),
+      code: AgentErrorCode.BadResponse, status: 200, message: expect.stringContaining('response aborted'),
     });
   });
 
@@ -96,7 +96,7 @@ describe('AgentClient failures', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write('x'.repeat(4096));
     });
-    await expect(client.exec(url, 't', { command: 'true' })).rejects.toMatchObject({ code: AgentErrorCode.Decode });
+    await expect(client.exec(url, 't', { command: 'true' })).rejects.toMatchObject({ code: AgentErrorCode.BadResponse });
     await connectionClosed;
   });
 });

@@ -58,13 +58,24 @@ describe(AgentClient.name, () => {
     expect(JSON.parse(seen[0]!.body)).toEqual({ command: 'echo hi', timeout: 60 });
   });
 
-  it.each([401, 500, 503])('turns status %i into a Status error carrying the agent message, never the token', async (status) => {
+  it.each([401, 500, 503])('turns status %i without a code into UnexpectedStatus carrying the agent message, never the token', async (status) => {
     const { url } = await serve((_req, res) => json(res, status, { error: 'agent not assigned' }));
     const error = await client.exec(url, 'secret-token', { command: 'true' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentError);
-    expect(error).toMatchObject({ code: AgentErrorCode.Status, op: 'execute', status, agentMessage: 'agent not assigned' });
+    // C-AG-15: the text alone decides nothing, however familiar it reads.
+    expect(error).toMatchObject({ code: AgentErrorCode.UnexpectedStatus, op: 'execute', status, agentMessage: 'agent not assigned' });
     expect((error as Error).message).toBe(`execute ${url}/exec: unexpected status ${status}`);
     expect((error as Error).message).not.toContain('secret-token');
+  });
+
+  it('takes the code of the agent envelope; an unknown code is UnexpectedStatus', async () => {
+    let code = 'not_assigned';
+    const { url } = await serve((_req, res) => json(res, 503, { error: 'any words', code }));
+    await expect(client.exec(url, 't', { command: 'true' })).rejects.toMatchObject({ code: AgentErrorCode.NotAssigned, status: 503, agentMessage: 'any words' });
+    code = 'from_a_newer_agent';
+    await expect(client.exec(url, 't', { command: 'true' })).rejects.toMatchObject({ code: AgentErrorCode.UnexpectedStatus, status: 503 });
+    code = 'constructor';
+    await expect(client.exec(url, 't', { command: 'true' })).rejects.toMatchObject({ code: AgentErrorCode.UnexpectedStatus });
   });
 
   it('keeps at most 512 bytes of a non-JSON error body', async () => {
@@ -75,13 +86,13 @@ describe(AgentClient.name, () => {
 
   it('reports a 200 with invalid JSON as a Decode error', async () => {
     const { url } = await serve((_req, res) => res.writeHead(200).end('not-json'));
-    await expect(client.exec(url, 't', { command: 'true' })).rejects.toMatchObject({ code: AgentErrorCode.Decode, status: 200 });
+    await expect(client.exec(url, 't', { command: 'true' })).rejects.toMatchObject({ code: AgentErrorCode.BadResponse, status: 200 });
   });
 
   it('rejects a response larger than the cap', async () => {
     const { url } = await serve((_req, res) => json(res, 200, { ...okExec, stdout: 'y'.repeat(10_000) }));
     await expect(client.exec(url, 't', { command: 'true' })).rejects.toMatchObject({
-      code: AgentErrorCode.Decode,
+      code: AgentErrorCode.BadResponse,
       message: expect.stringContaining('exceeds maximum size of 4096 bytes'),
     });
   });
@@ -123,9 +134,9 @@ describe(AgentClient.name, () => {
     expect(JSON.parse(seen[0]!.body)).toEqual({ token: 'tok-9' });
   });
 
-  it('maps a 409 on /assign to a Status error with op assign', async () => {
-    const { url } = await serve((_req, res) => json(res, 409, { error: 'already assigned' }));
-    await expect(client.assign(url, 't')).rejects.toMatchObject({ code: AgentErrorCode.Status, op: 'assign', status: 409 });
+  it('maps a 409 already_assigned on /assign to its code with op assign', async () => {
+    const { url } = await serve((_req, res) => json(res, 409, { error: 'already assigned', code: 'already_assigned' }));
+    await expect(client.assign(url, 't')).rejects.toMatchObject({ code: AgentErrorCode.AlreadyAssigned, op: 'assign', status: 409 });
   });
 
   it('POSTs /cancel with the bearer and the request id', async () => {

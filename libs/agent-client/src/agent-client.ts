@@ -1,5 +1,5 @@
 import { AgentConnections } from './agent-connections.js';
-import { AgentError, AgentErrorCode, type AgentOperation } from './agent-error.js';
+import { AgentError, AgentErrorCode, wireCodeOf, type AgentOperation } from './agent-error.js';
 import { networkFailure } from './network-failure.js';
 import type {
   AssignRequest, CancelRequest, CancelResponse, ExecRequest, ExecResponse, HealthResponse, OutputRequest, OutputResponse,
@@ -85,7 +85,7 @@ export class AgentClient {
   private call<T>(call: Call): Promise<T> {
     const url = `${call.baseUrl}${call.path}`;
     const fail = (code: AgentErrorCode, detail: string, status?: number, agentMessage?: string, errno?: string): AgentError =>
-      new AgentError(code, call.op, url, detail, status, agentMessage, errno);
+      new AgentError(code, detail, { op: call.op, url, status, agentMessage, errno });
     return new Promise<T>((resolve, reject) => {
       if (call.signal?.aborted) return reject(fail(AgentErrorCode.Aborted, 'request aborted'));
       const lease = this.connections.acquire(call.baseUrl, call.path, call.fresh === true);
@@ -129,7 +129,7 @@ export class AgentClient {
           if (settled) return;
           size += chunk.length;
           if (size > this.maxResponseBytes) {
-            abandon(fail(AgentErrorCode.Decode, `response body exceeds maximum size of ${this.maxResponseBytes} bytes`, status));
+            abandon(fail(AgentErrorCode.BadResponse, `response body exceeds maximum size of ${this.maxResponseBytes} bytes`, status));
             return;
           }
           chunks.push(chunk);
@@ -142,7 +142,7 @@ export class AgentClient {
           this.connections.discard(lease);
           if (settled) return;
           // Once a response arrived, a failure is of its body (as a cut-off body was with node:http), not Network.
-          if (status !== 0) return settle(fail(AgentErrorCode.Decode, 'response aborted', status));
+          if (status !== 0) return settle(fail(AgentErrorCode.BadResponse, 'response aborted', status));
           const { errno, detail } = networkFailure(error);
           if (!call.fresh && isStaleSocket(lease.reused(), errno, sentAt) && finish()) {
             // The agent closed this idle keep-alive socket as we picked it (it restarted, drained or timed it out)
@@ -169,18 +169,21 @@ function interpret<T>(status: number, body: Buffer, fail: Fail): [AgentError | u
   if (status !== 200) {
     const snippet = body.subarray(0, BODY_SNIPPET_BYTES).toString('utf8');
     let message = snippet;
+    let code: AgentErrorCode = AgentErrorCode.UnexpectedStatus;
     try {
-      const parsed = JSON.parse(body.toString('utf8')) as { error?: unknown };
+      const parsed = JSON.parse(body.toString('utf8')) as { error?: unknown; code?: unknown };
       if (typeof parsed.error === 'string') message = parsed.error;
+      // C-AG-15: the code decides; the text is only shown.
+      code = wireCodeOf(parsed.code) ?? code;
     } catch {
       // Not the agent's JSON envelope: keep the raw snippet.
     }
-    return [fail(AgentErrorCode.Status, `unexpected status ${status}`, status, message)];
+    return [fail(code, `unexpected status ${status}`, status, message)];
   }
   if (body.length === 0) return [undefined, {} as T];
   try {
     return [undefined, JSON.parse(body.toString('utf8')) as T];
   } catch (error) {
-    return [fail(AgentErrorCode.Decode, `invalid JSON response: ${(error as Error).message}`, status)];
+    return [fail(AgentErrorCode.BadResponse, `invalid JSON response: ${(error as Error).message}`, status)];
   }
 }

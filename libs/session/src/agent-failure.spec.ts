@@ -1,11 +1,11 @@
-import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
+import { AGENT_ERROR_WIRE, AgentError, AgentErrorCode, type AgentWireCode } from '@cli-mcp/agent-client';
 import { describe, expect, it } from 'vitest';
 import { classifyAgentFailure, describeAgentFailure } from './agent-failure.js';
 
 const url = 'http://127.0.0.1:41000/exec';
-const network = (errno?: string): AgentError => new AgentError(AgentErrorCode.Network, 'execute', url, `failure ${errno ?? ''}`, undefined, undefined, errno);
-const status = (code: number, message: string): AgentError =>
-  new AgentError(AgentErrorCode.Status, 'execute', url, `unexpected status ${code}`, code, message);
+const network = (errno?: string): AgentError => new AgentError(AgentErrorCode.Network, `failure ${errno ?? ''}`, { op: 'execute', url, errno });
+const status = (code: AgentWireCode, message: string = AGENT_ERROR_WIRE[code].message): AgentError =>
+  new AgentError(code, `unexpected status ${AGENT_ERROR_WIRE[code].status}`, { op: 'execute', url, status: AGENT_ERROR_WIRE[code].status, agentMessage: message });
 
 describe(classifyAgentFailure.name, () => {
   it.each(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ENOENT'])('treats connect-time %s as not delivered', (errno) => {
@@ -17,22 +17,26 @@ describe(classifyAgentFailure.name, () => {
   });
 
   it('tells an unassigned agent (re-deliver the token) from a draining one (not delivered) from other 503s', () => {
-    expect(classifyAgentFailure(status(503, 'agent not assigned'))).toBe('not-assigned');
-    expect(classifyAgentFailure(status(503, 'agent shutting down'))).toBe('not-delivered');
-    expect(classifyAgentFailure(status(503, 'something else'))).toBe('status');
+    expect(classifyAgentFailure(status(AgentErrorCode.NotAssigned))).toBe('not-assigned');
+    expect(classifyAgentFailure(status(AgentErrorCode.ShuttingDown))).toBe('not-delivered');
+    // The code decides, never the text (C-AG-15): an agent's own words for a code change nothing.
+    expect(classifyAgentFailure(status(AgentErrorCode.NotAssigned, 'something else'))).toBe('not-assigned');
+    expect(classifyAgentFailure(status(AgentErrorCode.Internal, 'agent not assigned'))).toBe('status');
+    const codeless = new AgentError(AgentErrorCode.UnexpectedStatus, 'unexpected status 503', { op: 'execute', url, status: 503, agentMessage: 'agent not assigned' });
+    expect(classifyAgentFailure(codeless)).toBe('status');
   });
 
   it('classifies 401, other statuses, decode, abort and foreign errors', () => {
-    expect(classifyAgentFailure(status(401, 'unauthorized'))).toBe('not-delivered');
-    expect(classifyAgentFailure(status(500, 'boom'))).toBe('status');
-    expect(classifyAgentFailure(new AgentError(AgentErrorCode.Decode, 'execute', url, 'bad json', 200))).toBe('decode');
-    expect(classifyAgentFailure(new AgentError(AgentErrorCode.Aborted, 'execute', url, 'request aborted'))).toBe('aborted');
+    expect(classifyAgentFailure(status(AgentErrorCode.Unauthorized))).toBe('not-delivered');
+    expect(classifyAgentFailure(status(AgentErrorCode.Internal, 'boom'))).toBe('status');
+    expect(classifyAgentFailure(new AgentError(AgentErrorCode.BadResponse, 'bad json', { op: 'execute', url, status: 200 }))).toBe('decode');
+    expect(classifyAgentFailure(new AgentError(AgentErrorCode.Aborted, 'request aborted', { op: 'execute', url }))).toBe('aborted');
     expect(classifyAgentFailure(new Error('x'))).toBe('unknown');
   });
 });
 
 describe(describeAgentFailure.name, () => {
   it('keeps the Go catalogue shape and adds the agent message', () => {
-    expect(describeAgentFailure(status(500, 'boom'))).toBe(`agent request: execute ${url}: unexpected status 500: boom`);
+    expect(describeAgentFailure(status(AgentErrorCode.Internal, 'boom'))).toBe(`agent request: execute ${url}: unexpected status 500: boom`);
   });
 });

@@ -5,7 +5,7 @@ export { systemClock, type Clock } from './clock.js';
 export { DEFAULT_CACHE_TTL_MS, SessionCache, type SessionCacheOptions } from './session-cache.js';
 export { SessionManager, type CancelOutcome, type SessionAgentPort, type SessionManagerOptions } from './session-manager.js';
 export { SESSION_METRIC_NAMES, SessionMetrics, type AcquireTrigger, type ExecOutcome, type LookupResult, type LookupTier } from './session-metrics.js';
-export { AGENT_NOT_ASSIGNED_MESSAGE, classifyAgentFailure, describeAgentFailure, type AgentFailureKind } from './agent-failure.js';
+export { classifyAgentFailure, describeAgentFailure, type AgentFailureKind } from './agent-failure.js';
 export { LocalBackend } from './local/local-backend.js';
 export {
   LOCAL_DEFAULTS, validateLocalOptions, type LocalAgentPort, type LocalBackendLogger, type LocalBackendOptions,

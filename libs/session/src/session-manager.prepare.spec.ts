@@ -1,3 +1,4 @@
+import { AgentErrorCode } from '@cli-mcp/agent-client';
 import { describe, expect, it } from 'vitest';
 import { agentErrors, deferred, execResponse, handle } from '../test/fakes.js';
 import { useManagerFixture } from '../test/manager-fixture.js';
@@ -119,7 +120,7 @@ describe(`${SessionManager.name}: eager acquisition and metrics`, () => {
       f.agent.on('exec', async () => responses.shift()!);
       for (let i = 0; i < 4; i++) await f.manager.execute('s1', request, never());
       f.agent.on('exec', async () => {
-        throw agentErrors.status(500, 'boom');
+        throw agentErrors.status(AgentErrorCode.Internal, 'boom');
       });
       await expect(f.manager.execute('s1', request, never())).rejects.toThrow();
 

@@ -1,3 +1,4 @@
+import { AgentErrorCode } from '@cli-mcp/agent-client';
 import { describe, expect, it } from 'vitest';
 import { agentErrors, deferred, execResponse, handle, StrictBackend } from '../test/fakes.js';
 import { useManagerFixture } from '../test/manager-fixture.js';
@@ -175,7 +176,7 @@ describe(SessionManager.name, () => {
       f.acquireReturns(handle('s1'), handle('s1', { agentUrl: 'http://127.0.0.1:42000', recreated: true }));
       let n = 0;
       f.agent.on('exec', async () => {
-        if (n++ === 0) throw agentErrors.status(503, 'agent shutting down');
+        if (n++ === 0) throw agentErrors.status(AgentErrorCode.ShuttingDown);
         return execResponse({ stdout: 'on the new sandbox' });
       });
       const result = await f.manager.execute('s1', request, never());
@@ -228,7 +229,7 @@ describe(SessionManager.name, () => {
     it('surfaces other statuses with the agent message, never the token, and keeps the cache', async () => {
       f.acquireReturns(handle('s1', { token: 'secret-token-value' }));
       f.agent.on('exec', async () => {
-        throw agentErrors.status(500, 'shell failed');
+        throw agentErrors.status(AgentErrorCode.Internal, 'shell failed');
       });
       const error = (await f.manager.execute('s1', request, never()).catch((e: unknown) => e)) as SessionError;
       expect(error.code).toBe(SessionErrorCode.AgentFailure);

@@ -1,6 +1,6 @@
 /** Strict fakes and fixtures for libs/session unit tests: an unexpected call is recorded and fails the test. */
 import {
-  AgentError, AgentErrorCode, type CancelResponse, type ExecRequest, type ExecResponse, type OutputResponse,
+  AGENT_ERROR_WIRE, AgentError, AgentErrorCode, type AgentWireCode, type CancelResponse, type ExecRequest, type ExecResponse, type OutputResponse,
 } from '@cli-mcp/agent-client';
 import type { BackendHealth, FindOptions, SandboxBackend, SandboxHandle } from '../src/sandbox-backend.port.js';
 
@@ -109,14 +109,15 @@ export function execResponse(overrides: Partial<ExecResponse> = {}): ExecRespons
 
 export const agentErrors = {
   refused: (url = 'http://127.0.0.1:41000/exec') =>
-    new AgentError(AgentErrorCode.Network, 'execute', url, 'connect ECONNREFUSED 127.0.0.1:41000', undefined, undefined, 'ECONNREFUSED'),
+    new AgentError(AgentErrorCode.Network, 'connect ECONNREFUSED 127.0.0.1:41000', { op: 'execute', url, errno: 'ECONNREFUSED' }),
   reset: (url = 'http://127.0.0.1:41000/exec') =>
-    new AgentError(AgentErrorCode.Network, 'execute', url, 'socket hang up', undefined, undefined, 'ECONNRESET'),
+    new AgentError(AgentErrorCode.Network, 'socket hang up', { op: 'execute', url, errno: 'ECONNRESET' }),
   notAssigned: (url = 'http://127.0.0.1:41000/exec') =>
-    new AgentError(AgentErrorCode.Status, 'execute', url, 'unexpected status 503', 503, 'agent not assigned'),
-  status: (status: number, message: string, url = 'http://127.0.0.1:41000/exec') =>
-    new AgentError(AgentErrorCode.Status, 'execute', url, `unexpected status ${status}`, status, message),
-  aborted: (url = 'http://127.0.0.1:41000/exec') => new AgentError(AgentErrorCode.Aborted, 'execute', url, 'request aborted'),
+    new AgentError(AgentErrorCode.NotAssigned, 'unexpected status 503', { op: 'execute', url, status: 503, agentMessage: 'agent not assigned' }),
+  /** The agent answered with `code` (its status from the one table), e.g. `status(AgentErrorCode.Internal, 'boom')`. */
+  status: (code: AgentWireCode, message: string = AGENT_ERROR_WIRE[code].message, url = 'http://127.0.0.1:41000/exec') =>
+    new AgentError(code, `unexpected status ${AGENT_ERROR_WIRE[code].status}`, { op: 'execute', url, status: AGENT_ERROR_WIRE[code].status, agentMessage: message }),
+  aborted: (url = 'http://127.0.0.1:41000/exec') => new AgentError(AgentErrorCode.Aborted, 'request aborted', { op: 'execute', url }),
 };
 
 /** A promise with its resolve/reject exposed, for holding a fake call open. */

@@ -42,10 +42,10 @@ describe('sandbox-agent: odd request targets and methods never run a command wit
     const agent = await startAgent();
     const huge = await sendRaw(agent.port, { method: 'GET', target: '/health', headers: [['Host', '127.0.0.1'], ['X-Filler', 'x'.repeat(20_000)]] });
     expect(huge.status).toBe(431);
-    expect(JSON.parse(huge.body)).toEqual({ error: 'request headers too large' });
+    expect(JSON.parse(huge.body)).toEqual({ error: 'request headers too large', code: 'headers_too_large' });
     const garbage = await sendRaw(agent.port, { method: 'GET', target: '/health HTTP/9.9\r\nX: y', headers: [['Host', '127.0.0.1']] });
     expect(garbage.status).toBe(400);
-    expect(JSON.parse(garbage.body)).toEqual({ error: 'malformed request' });
+    expect(JSON.parse(garbage.body)).toEqual({ error: 'malformed request', code: 'malformed_request' });
     expect((await agent.call('GET', '/health')).status).toBe(200);
   });
 

@@ -1,6 +1,6 @@
 import { AGENT_OUTPUT_PEEK_BYTES, type CancelResponse, type OutputResponse } from '@cli-mcp/agent-client';
 import type { AgentConfig } from '../config/agent-config.js';
-import { AgentError, AgentErrorCode } from '../http/agent-error.js';
+import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 import type { ExecInput } from '../http/request-bodies.js';
 import type { AgentLog } from '../logging/agent-logger.js';
 import { ShellStartError } from '../shell/bash-process.js';

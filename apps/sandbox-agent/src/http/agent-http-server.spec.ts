@@ -3,7 +3,7 @@ import { request, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentLog } from '../logging/agent-logger.js';
 import { AssignmentState } from '../state/assignment-state.js';
-import { AgentError, AgentErrorCode } from './agent-error.js';
+import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 import { ok, type AgentRoute, type RouteRequest } from './agent-route.js';
 import { createAgentHttpServer } from './agent-http-server.js';
 
@@ -85,7 +85,7 @@ describe(createAgentHttpServer.name, () => {
   it('decides the bearer on the matched route, in the C-AG-1 order, before the body is read', async () => {
     const unassigned = harness({ token: undefined });
     const idle = await listen(unassigned.server);
-    expect(await call(idle, 'POST', '/exec', { body: 'x'.repeat(2 << 20) })).toMatchObject({ status: 503, json: { error: 'agent not assigned' } });
+    expect(await call(idle, 'POST', '/exec', { body: 'x'.repeat(2 << 20) })).toMatchObject({ status: 503, json: { error: 'agent not assigned', code: 'not_assigned' } });
     const h = harness();
     const port = await listen(h.server);
     expect(await call(port, 'POST', '/exec', { body: 'x'.repeat(2 << 20) })).toMatchObject({ status: 401, json: { error: 'missing or invalid authorization header' } });
@@ -101,7 +101,7 @@ describe(createAgentHttpServer.name, () => {
     const h = harness();
     const port = await listen(h.server);
     for (const path of ['/exec/', '//exec', '/EXEC', '/%65xec', '/./exec', '/exec/.', '/assign/../exec', '/exec;a', '/exec%3Fx', '/']) {
-      expect((await call(port, 'POST', path, { headers: bearer, body: '{}' })).json, path).toEqual({ error: 'not found' });
+      expect((await call(port, 'POST', path, { headers: bearer, body: '{}' })).json, path).toEqual({ error: 'not found', code: 'not_found' });
     }
     expect(h.reached).toEqual([]);
   });
@@ -132,10 +132,10 @@ describe(createAgentHttpServer.name, () => {
     let failure: unknown = new AgentError(AgentErrorCode.CommandRequired);
     const h = harness({ handle: () => { throw failure; } });
     const port = await listen(h.server);
-    expect(await call(port, 'POST', '/exec', { headers: bearer })).toMatchObject({ status: 400, json: { error: 'command is required' } });
+    expect(await call(port, 'POST', '/exec', { headers: bearer })).toMatchObject({ status: 400, json: { error: 'command is required', code: 'command_required' } });
     failure = new TypeError('secret detail at /some/file.js:1');
     const internal = await call(port, 'POST', '/exec', { headers: bearer });
-    expect(internal).toMatchObject({ status: 500, json: { error: 'internal error' } });
+    expect(internal).toMatchObject({ status: 500, json: { error: 'internal error', code: 'internal' } });
     expect(h.logged.join('')).toContain('unexpected error in request');
   });
 
@@ -145,7 +145,7 @@ describe(createAgentHttpServer.name, () => {
     h.stop();
     for (const [method, path] of [['POST', '/exec'], ['GET', '/health'], ['GET', '/nope']] as const) {
       expect(await call(port, method, path, { headers: { ...bearer, connection: 'keep-alive' } })).toMatchObject({
-        status: 503, json: { error: 'agent shutting down' }, headers: { connection: 'close' },
+        status: 503, json: { error: 'agent shutting down', code: 'shutting_down' }, headers: { connection: 'close' },
       });
     }
     expect(h.reached).toEqual([]);

@@ -1,10 +1,9 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { AGENT_MAX_BODY_BYTES } from '@cli-mcp/agent-client';
 import { parseBearer } from '@cli-mcp/auth';
 import type { AgentLog } from '../logging/agent-logger.js';
 import type { AssignmentState } from '../state/assignment-state.js';
-import { AgentError, AgentErrorCode } from './agent-error.js';
+import { AGENT_MAX_BODY_BYTES, AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 import { allowHeaderOf, type AgentReply, type RouteTable } from './agent-route.js';
 import { readBody } from './request-body.js';
 
@@ -40,9 +39,9 @@ function answerUnparseable(error: NodeJS.ErrnoException, socket: Duplex): void {
     return;
   }
   const refused = new AgentError(error.code === 'HPE_HEADER_OVERFLOW' ? AgentErrorCode.HeadersTooLarge : AgentErrorCode.MalformedRequest);
-  const text = JSON.stringify({ error: refused.message });
+  const text = JSON.stringify(errorBody(refused));
   socket.end(
-    `HTTP/1.1 ${refused.status} ${STATUS_CODES[refused.status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${refused.status ?? 400} ${STATUS_CODES[refused.status ?? 400]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
   );
 }
@@ -92,15 +91,20 @@ function clientGone(request: IncomingMessage, response: ServerResponse): AbortSi
   return gone.signal;
 }
 
-/** Every failure leaves as `{"error": "<message>"}` with the contract's status and text — never a stack trace. */
+/** Every failure leaves as `{"error": "<message>", "code": "<code>"}` with the contract's status and text — never a stack trace. */
 function errorReply(error: unknown, log: AgentLog): AgentReply {
   if (error instanceof AgentError) {
     // The rest of a refused body is not worth reading: the connection closes after the answer.
-    return { status: error.status, body: { error: error.message }, ...(error.code === AgentErrorCode.BodyTooLarge ? { headers: { connection: 'close' } } : {}) };
+    return { status: error.status ?? 500, body: errorBody(error), ...(error.code === AgentErrorCode.BodyTooLarge ? { headers: { connection: 'close' } } : {}) };
   }
   log.error({ err: error instanceof Error ? { name: error.name, message: error.message } : { message: String(error) } }, 'unexpected error in request');
   const internal = new AgentError(AgentErrorCode.Internal);
-  return { status: internal.status, body: { error: internal.message } };
+  return { status: internal.status ?? 500, body: errorBody(internal) };
+}
+
+/** C-AG-15: the code is what callers decide on; the text is for humans. */
+function errorBody(error: AgentError): { error: string; code: string } {
+  return { error: error.message, code: error.code };
 }
 
 function send(response: ServerResponse, reply: AgentReply, stopping: boolean): void {

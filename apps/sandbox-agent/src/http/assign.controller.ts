@@ -1,6 +1,6 @@
 import type { AgentLog } from '../logging/agent-logger.js';
 import type { AssignmentState } from '../state/assignment-state.js';
-import { AgentError, AgentErrorCode } from './agent-error.js';
+import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 import { ok, type AgentReply, type RouteRequest } from './agent-route.js';
 import { parseAssignToken } from './request-bodies.js';
 

@@ -1,6 +1,7 @@
 import type { ExecService } from '../exec/exec-service.js';
 import type { ShellEngine } from '../shell/shell-engine.js';
 import type { AssignmentState } from '../state/assignment-state.js';
+import { AgentErrorCode } from '@cli-mcp/agent-client';
 import { ok, type AgentReply } from './agent-route.js';
 
 /**
@@ -17,7 +18,7 @@ export class HealthController {
 
   health(): AgentReply {
     const health = this.engine.health();
-    if (!health.ok) return { status: 503, body: { status: 'unhealthy', error: health.error } };
+    if (!health.ok) return { status: 503, body: { status: 'unhealthy', error: health.error, code: AgentErrorCode.ShellUnavailable } };
     return ok({ status: 'ok', assigned: this.assignment.assigned, busy: this.exec.busy });
   }
 }

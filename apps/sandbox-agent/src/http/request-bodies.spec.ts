@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentError } from './agent-error.js';
+import { AgentError } from '@cli-mcp/agent-client';
 import { parseAssignToken, parseTargetRequestId, parseExecInput } from './request-bodies.js';
 
 const body = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value));
@@ -8,7 +8,7 @@ function errorOf(fn: () => unknown): { status: number; message: string } {
   try {
     fn();
   } catch (err) {
-    if (err instanceof AgentError) return { status: err.status, message: err.message };
+    if (err instanceof AgentError) return { status: err.status ?? 0, message: err.message };
     throw err;
   }
   throw new Error('expected an AgentError');

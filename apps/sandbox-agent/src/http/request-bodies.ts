@@ -1,4 +1,4 @@
-import { AgentError, AgentErrorCode } from './agent-error.js';
+import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 
 /**
  * Strict decoding of request bodies. The agent accepts any Content-Type and parses the raw bytes itself (as the Go

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { AgentError, AgentErrorCode } from './agent-error.js';
+import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 
 /**
  * Reads a request body as raw bytes, whatever its Content-Type (as the Go agent did), up to `limit`. A declared

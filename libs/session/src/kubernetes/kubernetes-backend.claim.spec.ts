@@ -1,3 +1,4 @@
+import { AgentErrorCode } from '@cli-mcp/agent-client';
 /**
  * The claim tier — Go pool_test (Phase 3) `TestClaimPod` and `TestGetOrCreatePodAlwaysClaims` re-expressed, plus
  * the fixed Go bugs: rollback with a fresh signal (§18.16), Secret AlreadyExists → rediscover (§3.9/§4.4),
@@ -173,11 +174,11 @@ describe(`${KubernetesBackend.name} claim (TestClaimPod)`, () => {
     f.api.on('createSecret', async () => undefined);
     f.api.on('deleteSecret', async () => undefined);
     f.agent.onAssign(async (url) => {
-      if (url.includes('10.0.0.1')) throw agentErrors.status(500, 'boom');
+      if (url.includes('10.0.0.1')) throw agentErrors.status(AgentErrorCode.Internal, 'boom');
     });
     // After a 5xx the assign may have landed: the agent is asked, and says it holds no token.
     f.agent.onOutput(async () => {
-      throw agentErrors.status(503, 'agent not assigned');
+      throw agentErrors.status(AgentErrorCode.NotAssigned);
     });
     const handle = await f.sut.acquire(SESSION, new AbortController().signal);
     expect(handle).toMatchObject({ sandboxName: 'good', path: 'claim' });
@@ -229,7 +230,7 @@ describe(`${KubernetesBackend.name} claim (TestClaimPod)`, () => {
     f.api.on('createSecret', async () => undefined);
     f.api.on('deleteSecret', async () => undefined);
     f.agent.onAssign(async (url) => {
-      if (url.includes('10.0.0.1')) throw agentErrors.status(409, 'already assigned');
+      if (url.includes('10.0.0.1')) throw agentErrors.status(AgentErrorCode.AlreadyAssigned);
     });
     f.agent.onOutput(async () => {
       throw agentErrors.unauthorized();
@@ -249,7 +250,7 @@ describe(`${KubernetesBackend.name} claim (TestClaimPod)`, () => {
     const store = podStore(f, [pod({ name: 'shared', ip: '10.0.0.1' })]);
     f.api.on('createSecret', async () => undefined);
     f.agent.onAssign(async () => {
-      throw agentErrors.status(409, 'already assigned');
+      throw agentErrors.status(AgentErrorCode.AlreadyAssigned);
     });
     f.agent.onOutput(async (_url, token) => {
       if (token !== TOKEN) throw agentErrors.unauthorized();
@@ -328,10 +329,10 @@ describe(`${KubernetesBackend.name} claim (TestClaimPod)`, () => {
     f.api.on('deleteSecret', async () => undefined);
     createsReadyPods(f, store);
     f.agent.onAssign(async () => {
-      throw agentErrors.status(500, 'boom');
+      throw agentErrors.status(AgentErrorCode.Internal, 'boom');
     });
     f.agent.onOutput(async () => {
-      throw agentErrors.status(503, 'agent not assigned');
+      throw agentErrors.status(AgentErrorCode.NotAssigned);
     });
     const handle = await f.sut.acquire(SESSION, new AbortController().signal);
     expect(handle).toMatchObject({ path: 'create' });

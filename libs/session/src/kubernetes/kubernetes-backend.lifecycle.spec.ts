@@ -1,3 +1,4 @@
+import { AgentErrorCode } from '@cli-mcp/agent-client';
 /**
  * touch (C-K8S-6), release (C-K8S-8, Go TestCleanupSession), checkHealth (C-HTTP-2, Go
  * TestK8sHealthCheckerListsPodsInNamespace), reassign (C-K8S-7), shutdown, and C-AUTH-2 (no token in messages).
@@ -166,7 +167,7 @@ describe(`${KubernetesBackend.name}.reassign`, () => {
     f = backendFixture();
     f.api.on('getPod', async () => pod({ name: 'sbx-1', session: SESSION }));
     f.agent.onAssign(async () => {
-      throw agentErrors.status(409, 'already assigned');
+      throw agentErrors.status(AgentErrorCode.AlreadyAssigned);
     });
     f.agent.onOutput(async () => ({ running: false }));
     await expect(f.sut.reassign(handleFor(), new AbortController().signal)).resolves.toBeUndefined();
@@ -177,7 +178,7 @@ describe(`${KubernetesBackend.name}.reassign`, () => {
     f = backendFixture();
     f.api.on('getPod', async () => pod({ name: 'sbx-1', session: SESSION }));
     f.agent.onAssign(async () => {
-      throw agentErrors.status(409, 'already assigned');
+      throw agentErrors.status(AgentErrorCode.AlreadyAssigned);
     });
     f.agent.onOutput(async () => {
       throw agentErrors.unauthorized();
@@ -224,7 +225,7 @@ describe('C-AUTH-2: the token never appears in errors or logs', () => {
     f.api.on('createSecret', async () => undefined);
     f.api.on('deleteSecret', async () => undefined);
     f.agent.onAssign(async (_url, token) => {
-      throw agentErrors.status(500, `bad token ${token.slice(0, 0)}`);
+      throw agentErrors.status(AgentErrorCode.Internal, `bad token ${token.slice(0, 0)}`);
     });
     f.api.on('createPod', async () => {
       throw kubeErrors.internal();

@@ -5,7 +5,7 @@ import { deliverToken } from './token-delivery.js';
 
 const URL = 'http://10.0.0.1:8090';
 const OURS = 'a'.repeat(64);
-const networkError = (errno: string | undefined): AgentError => new AgentError(AgentErrorCode.Network, 'assign', `${URL}/assign`, 'socket hang up', undefined, undefined, errno);
+const networkError = (errno: string | undefined): AgentError => new AgentError(AgentErrorCode.Network, 'socket hang up', { op: 'assign', url: `${URL}/assign`, errno });
 
 describe(deliverToken.name, () => {
   let agent: StrictAssignAgent;
@@ -14,7 +14,7 @@ describe(deliverToken.name, () => {
   /** An agent that holds `held` (or nothing) and answers /output as the real one does. */
   function holding(held: string | undefined): void {
     agent.onOutput(async (_url, token) => {
-      if (held === undefined) throw agentErrors.status(503, 'agent not assigned');
+      if (held === undefined) throw agentErrors.status(AgentErrorCode.NotAssigned);
       if (token !== held) throw agentErrors.unauthorized();
       return { running: false };
     });
@@ -28,7 +28,7 @@ describe(deliverToken.name, () => {
 
   it('409 settles on which token the agent holds: ours → assigned, another → foreign (C-AG-13 and older agents)', async () => {
     agent = new StrictAssignAgent().onAssign(async () => {
-      throw agentErrors.status(409, 'already assigned');
+      throw agentErrors.status(AgentErrorCode.AlreadyAssigned);
     });
     holding(OURS);
     expect(await deliverToken(agent, URL, OURS, new AbortController().signal)).toBe('assigned');
@@ -40,7 +40,7 @@ describe(deliverToken.name, () => {
   it.each([
     ['a timeout', agentErrors.timeout()],
     ['a reset connection', networkError('ECONNRESET')],
-    ['a 500', agentErrors.status(500, 'boom')],
+    ['a 500', agentErrors.status(AgentErrorCode.Internal, 'boom')],
   ])('after %s the assign may have landed: our token there → assigned', async (_case, failure) => {
     agent = new StrictAssignAgent().onAssign(async () => {
       throw failure;
@@ -64,7 +64,7 @@ describe(deliverToken.name, () => {
 
   it.each([
     ['a refused connection', networkError('ECONNREFUSED')],
-    ['a 400', agentErrors.status(400, 'token is required')],
+    ['a 400', agentErrors.status(AgentErrorCode.TokenRequired)],
     ['an abort', agentErrors.aborted()],
   ])('never asks after %s: the assign certainly did not land', async (_case, failure) => {
     agent = new StrictAssignAgent().onAssign(async () => {

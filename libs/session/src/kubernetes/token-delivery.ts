@@ -32,7 +32,10 @@ export async function deliverToken(agent: KubernetesAgentPort, agentUrl: string,
 /** 409 (holds some token) or a failure after which the request may have been processed. */
 function mayHaveAssigned(error: unknown): boolean {
   if (!(error instanceof AgentError)) return false;
-  if (error.code === AgentErrorCode.Status) return error.status === 409 || (error.status ?? 0) >= 500;
+  // Another token is held, or the agent failed while it may have processed the request. A code-less 5xx (a proxy)
+  // says no more than that.
+  if (error.code === AgentErrorCode.AlreadyAssigned || error.code === AgentErrorCode.Internal) return true;
+  if (error.code === AgentErrorCode.UnexpectedStatus) return (error.status ?? 0) >= 500;
   // A refused connection never reached the agent; a reset or a timeout may have after it took the request.
   return error.code === AgentErrorCode.Network && error.errno !== 'ECONNREFUSED' && error.errno !== 'ENOENT';
 }
@@ -42,7 +45,7 @@ async function tokenHolder(agent: KubernetesAgentPort, agentUrl: string, token: 
     await agent.output(agentUrl, token, `token-check-${randomUUID()}`, signal);
     return 'assigned';
   } catch (error) {
-    if (error instanceof AgentError && error.code === AgentErrorCode.Status && error.status === 401) return 'foreign';
+    if (error instanceof AgentError && error.code === AgentErrorCode.Unauthorized) return 'foreign';
     if (signal.aborted) throw error;
     return 'unknown';
   }

@@ -12,7 +12,7 @@ export async function assignAgent(agent: LocalAgentPort, agentUrl: string, token
   try {
     await agent.assign(agentUrl, token, signal);
   } catch (error) {
-    if (error instanceof AgentError && error.code === AgentErrorCode.Status && error.status === 409) {
+    if (error instanceof AgentError && error.code === AgentErrorCode.AlreadyAssigned) {
       throw new SessionError(SessionErrorCode.AgentFailure, 'the sandbox agent is assigned to another session', { cause: error });
     }
     throw error;

@@ -84,7 +84,7 @@ describe(LocalBackend.name, () => {
       const { backend, launcher, agent } = make();
       await backend.acquire('s1', never());
       agent.on('health', async () => {
-        throw new AgentError(AgentErrorCode.Network, 'health_check', 'http://127.0.0.1:40000/health', 'connect ECONNREFUSED 127.0.0.1:40000', undefined, undefined, 'ECONNREFUSED');
+        throw new AgentError(AgentErrorCode.Network, 'connect ECONNREFUSED 127.0.0.1:40000', { op: 'health_check', url: 'http://127.0.0.1:40000/health', errno: 'ECONNREFUSED' });
       });
       const next = await backend.acquire('s1', never());
       expect(next.recreated).toBe(true);
@@ -109,7 +109,7 @@ describe(LocalBackend.name, () => {
       const { backend, launcher, agent } = make();
       await backend.acquire('s1', never());
       agent.on('health', async () => {
-        throw new AgentError(AgentErrorCode.Aborted, 'health_check', 'u', 'request aborted');
+        throw new AgentError(AgentErrorCode.Aborted, 'request aborted', { op: 'health_check', url: 'u' });
       });
       expect((await backend.acquire('s1', never())).path).toBe('discover');
       expect(launcher.launched).toHaveLength(1);
@@ -165,7 +165,7 @@ describe(LocalBackend.name, () => {
       await expect(backend.reassign(created, never())).resolves.toBeUndefined();
       expect(agent.callsOf('assign')[0]!.slice(0, 2)).toEqual([created.agentUrl, created.token]);
       agent.on('assign', async () => {
-        throw new AgentError(AgentErrorCode.Status, 'assign', 'u', 'unexpected status 409', 409, 'already assigned');
+        throw new AgentError(AgentErrorCode.AlreadyAssigned, 'unexpected status 409', { op: 'assign', url: 'u', status: 409, agentMessage: 'already assigned' });
       });
       await expect(backend.reassign(created, never())).rejects.toMatchObject({
         code: SessionErrorCode.AgentFailure, message: 'the sandbox agent is assigned to another session',
@@ -248,7 +248,7 @@ describe(LocalBackend.name, () => {
     it('falls back to a new agent when the claim fails, stopping the warm one', async () => {
       const { backend, launcher, agent } = make({ warmPoolSize: 1 });
       agent.on('assign', async () => {
-        throw new AgentError(AgentErrorCode.Network, 'assign', 'u', 'socket hang up');
+        throw new AgentError(AgentErrorCode.Network, 'socket hang up', { op: 'assign', url: 'u' });
       });
       await backend.start();
       await flush();
@@ -260,7 +260,7 @@ describe(LocalBackend.name, () => {
     it('never uses a warm agent whose /assign answers 409 (it holds another token)', async () => {
       const { backend, launcher, agent } = make({ warmPoolSize: 1 });
       agent.on('assign', async () => {
-        throw new AgentError(AgentErrorCode.Status, 'assign', 'u', 'unexpected status 409', 409, 'already assigned');
+        throw new AgentError(AgentErrorCode.AlreadyAssigned, 'unexpected status 409', { op: 'assign', url: 'u', status: 409, agentMessage: 'already assigned' });
       });
       await backend.start();
       await flush();

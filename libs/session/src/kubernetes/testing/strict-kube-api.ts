@@ -4,7 +4,7 @@
  * a strict agent and pod/error fixtures.
  */
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
-import { AgentError, AgentErrorCode, type HealthResponse, type OutputResponse } from '@cli-mcp/agent-client';
+import { AGENT_ERROR_WIRE, AgentError, AgentErrorCode, type AgentWireCode, type HealthResponse, type OutputResponse } from '@cli-mcp/agent-client';
 import { INSTANCE_LABEL, COMPONENT_LABEL, SANDBOX_COMPONENT, SESSION_ID_LABEL, type SandboxPodConfig, validateSandboxPodConfig } from '@cli-mcp/podspec';
 import type { DeletePreconditions, KubeApi, PodList, PodListQuery, PodMergePatch, PodWatchEnd } from '../kube-api.port.js';
 import { KubeError } from '../kube-error.js';
@@ -215,12 +215,14 @@ export const kubeErrors = {
 };
 
 export const agentErrors = {
-  status: (status: number, message: string) => new AgentError(AgentErrorCode.Status, 'assign', 'http://10.0.0.1:8090/assign', `unexpected status ${status}`, status, message),
+  /** The agent answered `/assign` with `code` (its status from the one table). */
+  status: (code: AgentWireCode, message: string = AGENT_ERROR_WIRE[code].message) =>
+    new AgentError(code, `unexpected status ${AGENT_ERROR_WIRE[code].status}`, { op: 'assign', url: 'http://10.0.0.1:8090/assign', status: AGENT_ERROR_WIRE[code].status, agentMessage: message }),
   /** `/output` with a token the agent does not hold. */
-  unauthorized: () => new AgentError(AgentErrorCode.Status, 'output', 'http://10.0.0.1:8090/output', 'unexpected status 401', 401, 'unauthorized'),
+  unauthorized: () => new AgentError(AgentErrorCode.Unauthorized, 'unexpected status 401', { op: 'output', url: 'http://10.0.0.1:8090/output', status: 401, agentMessage: 'unauthorized' }),
   /** No response within the control timeout (the request may have been processed). */
-  timeout: () => new AgentError(AgentErrorCode.Network, 'assign', 'http://10.0.0.1:8090/assign', 'no response within 10000 ms'),
-  aborted: () => new AgentError(AgentErrorCode.Aborted, 'assign', 'http://10.0.0.1:8090/assign', 'request aborted'),
+  timeout: () => new AgentError(AgentErrorCode.Network, 'no response within 10000 ms', { op: 'assign', url: 'http://10.0.0.1:8090/assign' }),
+  aborted: () => new AgentError(AgentErrorCode.Aborted, 'request aborted', { op: 'assign', url: 'http://10.0.0.1:8090/assign' }),
 };
 
 /** Resolves once pending promise callbacks have run (lets fire-and-forget work settle without sleeping). */

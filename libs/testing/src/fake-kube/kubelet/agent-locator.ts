@@ -42,17 +42,17 @@ const server = http.createServer((req, res) => {
   req.on('end', () => {
     if (req.method === 'GET' && req.url === '/health') return send(res, 200, { status: 'ok' });
     let parsed = {};
-    try { parsed = body ? JSON.parse(body) : {}; } catch { return send(res, 400, { error: 'invalid JSON' }); }
+    try { parsed = body ? JSON.parse(body) : {}; } catch { return send(res, 400, { error: 'invalid request body', code: 'invalid_body' }); }
     if (req.method === 'POST' && req.url === '/assign') {
-      if (token) return send(res, 409, { error: 'already assigned' });
-      if (typeof parsed.token !== 'string' || !parsed.token) return send(res, 400, { error: 'token is required' });
+      if (token) return send(res, 409, { error: 'already assigned', code: 'already_assigned' });
+      if (typeof parsed.token !== 'string' || !parsed.token) return send(res, 400, { error: 'token is required', code: 'token_required' });
       token = parsed.token;
       return send(res, 200, { status: 'assigned' });
     }
     if (req.method === 'POST' && req.url === '/exec') {
-      if (!token) return send(res, 503, { error: 'agent not assigned' });
-      if (req.headers.authorization !== 'Bearer ' + token) return send(res, 401, { error: 'unauthorized' });
-      if (typeof parsed.command !== 'string' || !parsed.command) return send(res, 400, { error: 'command is required' });
+      if (!token) return send(res, 503, { error: 'agent not assigned', code: 'not_assigned' });
+      if (req.headers.authorization !== 'Bearer ' + token) return send(res, 401, { error: 'unauthorized', code: 'unauthorized' });
+      if (typeof parsed.command !== 'string' || !parsed.command) return send(res, 400, { error: 'command is required', code: 'command_required' });
       const started = Date.now();
       const child = spawn('bash', ['-c', parsed.command], { cwd: env.SANDBOX_WORKDIR || process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '', err = '';
@@ -63,7 +63,7 @@ const server = http.createServer((req, res) => {
         stdout_bytes: Buffer.byteLength(out), stderr_bytes: Buffer.byteLength(err) }));
       return;
     }
-    send(res, 404, { error: 'not found' });
+    send(res, 404, { error: 'not found', code: 'not_found' });
   });
 });
 server.listen(Number(env.SANDBOX_AGENT_PORT || 8090), env.SANDBOX_AGENT_HOST || '0.0.0.0');
