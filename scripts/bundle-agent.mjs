@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 const outdir = 'dist/sandbox-agent';
 
-// The agent uses only the wire contract of @cli-mcp/agent-client (wire.js: types and constants). The library's index
+// The agent uses only the wire contract of @cli-mcp/agent-client (wire.js: types, constants and the error codes, agent-error.js). The library's index
 // also exports the server's HTTP client and with it undici (CommonJS, ~0.5 MB: esbuild cannot prove it unused and
 // keeps it), which would slow the agent's start and grow its footprint. So the bundle takes wire.js alone; an agent
 // import of anything else from the library fails the build (esbuild: no matching export).

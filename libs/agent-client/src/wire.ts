@@ -3,6 +3,9 @@
  * these, so the two ends cannot drift apart.
  */
 
+// The error codes are part of the wire (C-AG-15); the agent's bundle takes wire.js alone (scripts/bundle-agent.mjs).
+export * from './agent-error.js';
+
 /** Default port of the sandbox agent (C-AG-10). */
 export const AGENT_DEFAULT_PORT = 8090;
 
@@ -150,9 +153,10 @@ export interface OutputResponse {
   stderr_bytes?: number;
 }
 
-/** Error envelope of every non-200 agent answer. */
+/** Error envelope of every non-200 agent answer: `code` decides (AgentErrorCode), `error` is for humans. */
 export interface AgentErrorBody {
   error: string;
+  code: string;
 }
 
 /** `GET /health` 200 body (C-AG-3). */

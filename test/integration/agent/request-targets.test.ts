@@ -28,7 +28,7 @@ describe('sandbox-agent: odd request targets and methods never run a command wit
       // 404 for what no route matches; 400 for what Node's HTTP parser refuses before any route (`exec`, `/ exec`).
       expect([404, 400], `${target} → ${response.status} ${response.body}`).toContain(response.status);
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
-      expect(JSON.parse(response.body)).toEqual({ error: response.status === 404 ? 'not found' : 'malformed request' });
+      expect(JSON.parse(response.body)).toEqual(response.status === 404 ? { error: 'not found', code: 'not_found' } : { error: 'malformed request', code: 'malformed_request' });
     }
     // The query string is not part of the path: `/exec?…` IS /exec, with its bearer check.
     const query = await sendRaw(agent.port, { method: 'POST', target: '/exec?debug=1', headers, body: JSON.stringify({ command: 'touch pwned-query' }) });
