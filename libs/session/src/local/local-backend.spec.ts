@@ -97,7 +97,7 @@ describe(LocalBackend.name, () => {
       agent.on('health', async () => {
         launcher.launched[0]!.crash();
         await flush();
-        throw new AgentError(AgentErrorCode.Network, 'health_check', 'unix:/x', 'connect ECONNREFUSED', undefined, undefined, 'ECONNREFUSED');
+        throw new AgentError(AgentErrorCode.Network, 'connect ECONNREFUSED', { op: 'health_check', url: 'unix:/x', errno: 'ECONNREFUSED' });
       });
       const next = await backend.acquire('s1', never());
       expect(next).toMatchObject({ recreated: true, lost: { shellState: true, files: false } });
