@@ -1,8 +1,9 @@
 import { join } from 'node:path';
+import { isAlive, processRef } from '@cli-mcp/testing';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, eventually, structuredOf, expectSeparateWorkspaces } from './support/mcp-client.js';
-import { descendantsOf, processesMatching, removeDir, startHttpServer, type ServerProcess, isAlive } from './support/server-process.js';
+import { descendantsOf, processesMatching, removeDir, startHttpServer, type ServerProcess } from './support/server-process.js';
 
 const started: ServerProcess[] = [];
 async function server(args: string[] = []): Promise<ServerProcess> {
@@ -33,7 +34,7 @@ describe('server lifecycle (C-HTTP-4)', () => {
     const marker = 'sleep 2.173';
     const call = bash(client, `${marker}; echo finished`);
     await eventually(() => processesMatching(marker).length > 0, 'the command to start');
-    const sandboxes = descendantsOf(instance.pid);
+    const sandboxes = descendantsOf(instance.pid).map(processRef);
     expect(sandboxes.length).toBeGreaterThan(0);
     const exit = instance.stop('SIGTERM');
     const result: CallToolResult = await call;
@@ -49,7 +50,7 @@ describe('server lifecycle (C-HTTP-4)', () => {
     const marker = 'sleep 3173';
     const call = bash(client, marker).catch((error: unknown) => error);
     await eventually(() => processesMatching(marker).length > 0, 'the command to start');
-    const sandboxes = descendantsOf(instance.pid);
+    const sandboxes = descendantsOf(instance.pid).map(processRef);
     expect(await instance.stop('SIGTERM')).toBe(0);
     await call;
     await eventually(() => processesMatching(marker).length === 0 && sandboxes.every((pid) => !isAlive(pid)), 'every sandbox process to exit');

@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { isAlive, processRef } from '@cli-mcp/testing';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectStdioClient, eventually, structuredOf, textOf, expectSeparateWorkspaces } from './support/mcp-client.js';
-import { assertBuilt, cleanEnv, descendantsOf, REPO_ROOT, removeDir, SERVER_BIN, tempDir, isAlive } from './support/server-process.js';
+import { assertBuilt, cleanEnv, descendantsOf, REPO_ROOT, removeDir, SERVER_BIN, tempDir } from './support/server-process.js';
 
 describe('stdio transport of the built server', () => {
   let dir: string;
@@ -56,7 +57,7 @@ describe('stdio transport of the built server', () => {
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'bash', arguments: { command: 'echo hi' } } });
     await eventually(() => responses.has(2), 'the bash result', 60_000);
     expect(responses.get(2)).toMatchObject({ result: { structuredContent: { stdout: 'hi', exit_code: 0 } } });
-    const sandboxes = descendantsOf(child.pid!);
+    const sandboxes = descendantsOf(child.pid!).map(processRef);
     expect(sandboxes.length).toBeGreaterThan(0);
     const [session, ...others] = readdirSync(join(dir, 'raw', 'stdio'));
     expect(others).toEqual([]);
@@ -85,7 +86,7 @@ describe('stdio transport of the built server', () => {
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'bash', arguments: { command: 'true' } } })}\n`);
     await eventually(() => answered, 'the bash result', 60_000);
-    const sandboxes = descendantsOf(child.pid!);
+    const sandboxes = descendantsOf(child.pid!).map(processRef);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     await eventually(() => sandboxes.every((pid) => !isAlive(pid)), 'the sandbox processes to exit');

@@ -202,32 +202,6 @@ export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 10_000
   }
 }
 
-/** Whether a process exists and is not a zombie (a reparented zombie may linger where PID 1 does not reap). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** Kills leftover test processes (nohup/setsid jobs) by pid. */
-export function killPids(pids: number[]): void {
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
 export function rssKiB(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'latin1');
   return Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)![1]);

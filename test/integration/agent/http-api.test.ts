@@ -3,10 +3,11 @@ import { startAgent, stopAllAgents, TOKEN, type HttpResult } from './agent-harne
 
 const BIG = JSON.stringify({ command: 'x'.repeat(1024 * 1024 + 10) });
 
-function expectError(r: HttpResult, status: number, error: string): void {
+/** An error answer of the agent wire (C-AG-15): the status, the stable code, the human text — and nothing else. */
+function expectError(r: HttpResult, status: number, code: string, error: string): void {
   expect(r.status).toBe(status);
   expect(r.headers['content-type']).toMatch(/^application\/json/);
-  expect(r.json).toEqual({ error });
+  expect(r.json).toEqual({ code, error });
   expect(r.text).not.toMatch(/at .*\.js|stack|statusCode/);
 }
 
@@ -16,27 +17,27 @@ describe('sandbox-agent: HTTP API', () => {
 
   it('checks in order: 503 unassigned, 401 header, 401 token, 413 size, 400 body, 400 command', async () => {
     const unassigned = await startAgent({ token: null });
-    expectError(await unassigned.execRaw(BIG), 503, 'agent not assigned');
-    expectError(await unassigned.call('POST', '/exec', 'not json'), 503, 'agent not assigned');
-    expectError(await unassigned.call('POST', '/cancel', {}), 503, 'agent not assigned');
+    expectError(await unassigned.execRaw(BIG), 503, 'not_assigned', 'agent not assigned');
+    expectError(await unassigned.call('POST', '/exec', 'not json'), 503, 'not_assigned', 'agent not assigned');
+    expectError(await unassigned.call('POST', '/cancel', {}), 503, 'not_assigned', 'agent not assigned');
 
     const agent = await startAgent();
-    expectError(await agent.call('POST', '/exec', BIG), 401, 'missing or invalid authorization header');
-    expectError(await agent.call('POST', '/exec', BIG, { authorization: `Basic ${TOKEN}` }), 401, 'missing or invalid authorization header');
-    expectError(await agent.call('POST', '/exec', BIG, { authorization: `bearer ${TOKEN}` }), 401, 'missing or invalid authorization header');
-    expectError(await agent.execRaw(BIG, 'wrong-token'), 401, 'unauthorized');
-    expectError(await agent.execRaw({ command: 'echo x' }, `${TOKEN}x`), 401, 'unauthorized');
-    expectError(await agent.execRaw(BIG), 413, 'request body too large');
-    expectError(await agent.execRaw('not json'), 400, 'invalid request body');
-    expectError(await agent.execRaw('{"command":"echo"} {"x":1}'), 400, 'invalid request body');
-    expectError(await agent.execRaw({ command: 7 }), 400, 'invalid request body');
-    expectError(await agent.execRaw({ command: 'ls', timeout: 'soon' }), 400, 'invalid request body');
-    expectError(await agent.execRaw(''), 400, 'invalid request body');
-    expectError(await agent.execRaw({ command: '' }), 400, 'command is required');
-    expectError(await agent.execRaw({}), 400, 'command is required');
-    expectError(await agent.execRaw({ command: 'a\u0000b' }), 400, 'command must not contain NUL bytes');
-    expectError(await agent.call('POST', '/cancel', { request_id: 5 }, { authorization: `Bearer ${TOKEN}` }), 400, 'invalid request body');
-    expectError(await agent.call('POST', '/cancel', {}, { authorization: 'Bearer nope' }), 401, 'unauthorized');
+    expectError(await agent.call('POST', '/exec', BIG), 401, 'missing_authorization', 'missing or invalid authorization header');
+    expectError(await agent.call('POST', '/exec', BIG, { authorization: `Basic ${TOKEN}` }), 401, 'missing_authorization', 'missing or invalid authorization header');
+    expectError(await agent.call('POST', '/exec', BIG, { authorization: `bearer ${TOKEN}` }), 401, 'missing_authorization', 'missing or invalid authorization header');
+    expectError(await agent.execRaw(BIG, 'wrong-token'), 401, 'unauthorized', 'unauthorized');
+    expectError(await agent.execRaw({ command: 'echo x' }, `${TOKEN}x`), 401, 'unauthorized', 'unauthorized');
+    expectError(await agent.execRaw(BIG), 413, 'body_too_large', 'request body too large');
+    expectError(await agent.execRaw('not json'), 400, 'invalid_body', 'invalid request body');
+    expectError(await agent.execRaw('{"command":"echo"} {"x":1}'), 400, 'invalid_body', 'invalid request body');
+    expectError(await agent.execRaw({ command: 7 }), 400, 'invalid_body', 'invalid request body');
+    expectError(await agent.execRaw({ command: 'ls', timeout: 'soon' }), 400, 'invalid_body', 'invalid request body');
+    expectError(await agent.execRaw(''), 400, 'invalid_body', 'invalid request body');
+    expectError(await agent.execRaw({ command: '' }), 400, 'command_required', 'command is required');
+    expectError(await agent.execRaw({}), 400, 'command_required', 'command is required');
+    expectError(await agent.execRaw({ command: 'a\u0000b' }), 400, 'command_has_nul', 'command must not contain NUL bytes');
+    expectError(await agent.call('POST', '/cancel', { request_id: 5 }, { authorization: `Bearer ${TOKEN}` }), 400, 'invalid_body', 'invalid request body');
+    expectError(await agent.call('POST', '/cancel', {}, { authorization: 'Bearer nope' }), 401, 'unauthorized', 'unauthorized');
   });
 
   it('accepts any content type (as the Go agent did) and a 1 MiB command below the limit', async () => {
@@ -53,10 +54,10 @@ describe('sandbox-agent: HTTP API', () => {
 
   it('/assign: once → 200 {}, the same token again → 200 (C-AG-13), another → 409 with the token unchanged, bad bodies → 400', async () => {
     const agent = await startAgent({ token: null });
-    expectError(await agent.call('POST', '/assign', 'nope'), 400, 'invalid request body');
-    expectError(await agent.call('POST', '/assign', BIG), 413, 'request body too large');
-    expectError(await agent.call('POST', '/assign', { token: '' }), 400, 'token is required');
-    expectError(await agent.call('POST', '/assign', { token: 3 }), 400, 'invalid request body');
+    expectError(await agent.call('POST', '/assign', 'nope'), 400, 'invalid_body', 'invalid request body');
+    expectError(await agent.call('POST', '/assign', BIG), 413, 'body_too_large', 'request body too large');
+    expectError(await agent.call('POST', '/assign', { token: '' }), 400, 'token_required', 'token is required');
+    expectError(await agent.call('POST', '/assign', { token: 3 }), 400, 'invalid_body', 'invalid request body');
     expect((await agent.call('GET', '/health')).json).toEqual({ status: 'ok', assigned: false, busy: false });
     const ok = await agent.call('POST', '/assign', { token: 'warm-pool-token' });
     expect(ok.status).toBe(200);
@@ -64,21 +65,21 @@ describe('sandbox-agent: HTTP API', () => {
     const again = await agent.call('POST', '/assign', { token: 'warm-pool-token' });
     expect(again.status).toBe(200);
     expect(again.json).toEqual({});
-    expectError(await agent.call('POST', '/assign', { token: 'second' }), 409, 'already assigned');
-    expectError(await agent.call('POST', '/assign', { token: 'warm-pool-token-2' }), 409, 'already assigned');
-    expectError(await agent.call('POST', '/assign', 'nope'), 400, 'invalid request body');
+    expectError(await agent.call('POST', '/assign', { token: 'second' }), 409, 'already_assigned', 'already assigned');
+    expectError(await agent.call('POST', '/assign', { token: 'warm-pool-token-2' }), 409, 'already_assigned', 'already assigned');
+    expectError(await agent.call('POST', '/assign', 'nope'), 400, 'invalid_body', 'invalid request body');
     expect((await agent.call('GET', '/health')).json).toEqual({ status: 'ok', assigned: true, busy: false });
     expect((await agent.exec('echo from_warm_pool').catch(() => undefined))).toBeUndefined();
     const r = await agent.execRaw({ command: 'echo from_warm_pool' }, 'warm-pool-token');
     expect(r.json.stdout).toBe('from_warm_pool');
-    expectError(await agent.execRaw({ command: 'echo x' }, 'second'), 401, 'unauthorized');
+    expectError(await agent.execRaw({ command: 'echo x' }, 'second'), 401, 'unauthorized', 'unauthorized');
   });
 
   it('a token from SANDBOX_AUTH_TOKEN starts assigned; /assign then answers 409', async () => {
     const agent = await startAgent({ token: 'env-token' });
     expect((await agent.call('GET', '/health')).json.assigned).toBe(true);
     expect((await agent.execRaw({ command: 'echo env' }, 'env-token')).json.stdout).toBe('env');
-    expectError(await agent.call('POST', '/assign', { token: 'other' }), 409, 'already assigned');
+    expectError(await agent.call('POST', '/assign', { token: 'other' }), 409, 'already_assigned', 'already assigned');
     expect((await agent.call('POST', '/assign', { token: 'env-token' })).status).toBe(200);
   });
 
@@ -100,10 +101,10 @@ describe('sandbox-agent: HTTP API', () => {
     const head = await agent.call('HEAD', '/health');
     expect(head.status).toBe(200);
     expect(head.text).toBe('');
-    expectError(await agent.call('GET', '/nope'), 404, 'not found');
-    expectError(await agent.call('POST', '/health'), 405, 'method not allowed');
+    expectError(await agent.call('GET', '/nope'), 404, 'not_found', 'not found');
+    expectError(await agent.call('POST', '/health'), 405, 'method_not_allowed', 'method not allowed');
     const wrong = await agent.call('GET', '/exec');
-    expectError(wrong, 405, 'method not allowed');
+    expectError(wrong, 405, 'method_not_allowed', 'method not allowed');
     expect(wrong.headers.allow).toBe('POST');
   });
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readRecipe, REPO_ROOT } from '../ship/support/image-harness.js';
-import { AGENT_BIN, AGENT_MAIN, assertBuilt, isAlive, startAgent, stopAllAgents, waitFor } from './agent-harness.js';
+import { isAlive, processRef } from '@cli-mcp/testing';
+import { AGENT_BIN, AGENT_MAIN, assertBuilt, startAgent, stopAllAgents, waitFor } from './agent-harness.js';
 
 /** The Node built-in modules a started agent loaded, by `entry` (argv after `node`), read at its exit. */
 async function modulesLoadedBy(entry: string[]): Promise<string[]> {
@@ -28,26 +29,26 @@ describe('sandbox-agent: process lifecycle', () => {
 
   it('SIGTERM lets the running command finish, exits 0 and kills the shell group', async () => {
     const agent = await startAgent();
-    const shellPid = Number((await agent.exec('echo $$')).stdout);
-    const jobPid = Number((await agent.exec('sleep 100 & echo $!')).stdout);
+    const shell = processRef(Number((await agent.exec('echo $$')).stdout));
+    const job = processRef(Number((await agent.exec('sleep 100 & echo $!')).stdout));
     const running = agent.exec('sleep 1; echo finished', { timeout: 30 });
     await waitFor(async () => (await agent.call('GET', '/health')).json.busy, 10_000, 'busy');
     agent.child.kill('SIGTERM');
     expect((await running).stdout).toBe('finished');
     expect(await agent.stop(false)).toEqual({ code: 0, signal: null });
-    await waitFor(() => !isAlive(shellPid) && !isAlive(jobPid), 5_000, 'shell group gone');
+    await waitFor(() => !isAlive(shell) && !isAlive(job), 5_000, 'shell group gone');
   });
 
   it('a second SIGTERM cancels the running command and exits at once', async () => {
     const agent = await startAgent();
-    const shellPid = Number((await agent.exec('echo $$')).stdout);
+    const shell = processRef(Number((await agent.exec('echo $$')).stdout));
     const running = agent.exec('sleep 60', { timeout: 120 }).catch(() => 'connection closed');
     await waitFor(async () => (await agent.call('GET', '/health')).json.busy, 10_000, 'busy');
     const started = Date.now();
     expect(await agent.stop(true)).toEqual({ code: 0, signal: null });
     expect(Date.now() - started).toBeLessThan(10_000);
     await running;
-    await waitFor(() => !isAlive(shellPid), 5_000, 'shell gone');
+    await waitFor(() => !isAlive(shell), 5_000, 'shell gone');
   });
 
   it('exits with the parent when SANDBOX_EXIT_WITH_PARENT=1', async () => {
@@ -61,10 +62,11 @@ describe('sandbox-agent: process lifecycle', () => {
       setInterval(() => {}, 1000);
     `], { stdio: ['ignore', 'pipe', 'ignore'], cwd: '/tmp' });
     const agentPid = await new Promise<number>((res) => parent.stdout!.once('data', (d: Buffer) => res(Number(String(d).trim()))));
-    const shellPid = await waitFor(() => childrenOf(agentPid)[0], 10_000, 'agent shell');
+    const agent = processRef(agentPid);
+    const shell = processRef(await waitFor(() => childrenOf(agentPid)[0], 10_000, 'agent shell'));
     parent.kill('SIGKILL');
-    await waitFor(() => !isAlive(agentPid), 10_000, 'agent exit');
-    await waitFor(() => !isAlive(shellPid), 5_000, 'shell exit');
+    await waitFor(() => !isAlive(agent), 10_000, 'agent exit');
+    await waitFor(() => !isAlive(shell), 5_000, 'shell exit');
   });
 
   it('bad configuration exits 1 and names every bad variable', () => {

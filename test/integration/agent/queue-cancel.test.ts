@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAlive, startAgent, stopAllAgents, TOKEN, waitFor, type TestAgent } from './agent-harness.js';
+import { isAlive, processRef, processRefFromStat, signalProcess } from '@cli-mcp/testing';
+import { startAgent, stopAllAgents, TOKEN, waitFor, type TestAgent } from './agent-harness.js';
 
 const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 
@@ -60,7 +61,7 @@ describe('sandbox-agent: queue, cancel, idempotency, health while busy', () => {
 
   it('/cancel stops the running command, its process is gone and the queue continues', async () => {
     const started = Date.now();
-    const running = agent.exec("sh -c 'echo $$ > cancel.pid; exec sleep 30'", { request_id: 'to-cancel', timeout: 60 });
+    const running = agent.exec("sh -c 'cat /proc/$$/stat > cancel.tmp && mv cancel.tmp cancel.pid; exec sleep 30'", { request_id: 'to-cancel', timeout: 60 });
     const queued = agent.exec('echo queued-ran');
     await waitFor(() => existsSafe(join(agent.workdir, 'cancel.pid')), 10_000, 'command start');
     const cancel = await agent.call('POST', '/cancel', { request_id: 'to-cancel' }, auth);
@@ -69,23 +70,23 @@ describe('sandbox-agent: queue, cancel, idempotency, health while busy', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(r).toMatchObject({ cancelled: true, timed_out: false, exit_code: 130 });
     expect(r.stderr.endsWith('command cancelled')).toBe(true);
-    expect(isAlive(Number(readFileSync(join(agent.workdir, 'cancel.pid'), 'utf8')))).toBe(false);
+    expect(isAlive(processRefFromStat(readFileSync(join(agent.workdir, 'cancel.pid'), 'utf8')))).toBe(false);
     expect((await queued).stdout).toBe('queued-ran');
     expect((await agent.call('POST', '/cancel', undefined, auth)).json).toEqual({ cancelled: false });
   });
 
   it('a client disconnect cancels the running command', async () => {
     const { req, response } = agent.send('POST', '/exec', {
-      headers: auth, body: JSON.stringify({ command: "sh -c 'echo $$ > dc.pid; exec sleep 30'", timeout: 60 }),
+      headers: auth, body: JSON.stringify({ command: "sh -c 'cat /proc/$$/stat > dc.tmp && mv dc.tmp dc.pid; exec sleep 30'", timeout: 60 }),
     });
     response.catch(() => undefined);
     await waitFor(() => existsSafe(join(agent.workdir, 'dc.pid')), 10_000, 'command start');
-    const pid = Number(readFileSync(join(agent.workdir, 'dc.pid'), 'utf8'));
+    const command = processRefFromStat(readFileSync(join(agent.workdir, 'dc.pid'), 'utf8'));
     const started = Date.now();
     req.destroy();
     await waitFor(async () => !(await busy()), 10_000, 'agent idle after disconnect');
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(isAlive(pid)).toBe(false);
+    expect(isAlive(command)).toBe(false);
     expect((await agent.exec('echo after-disconnect')).stdout).toBe('after-disconnect');
   });
 
@@ -152,18 +153,18 @@ describe('sandbox-agent: queue, cancel, idempotency, health while busy', () => {
   // to the previous command's trap and then replace the shell when the sweep finds nothing.
   it('a cancel that arrives before bash began the command still skips the rest of the list and keeps the shell', async () => {
     await agent.exec('export EARLY_KEEP=kept');
-    const bashPid = Number((await agent.exec('echo $$')).stdout);
-    process.kill(bashPid, 'SIGSTOP');
+    const bash = processRef(Number((await agent.exec('echo $$')).stdout));
+    expect(signalProcess(bash, 'SIGSTOP')).toBe(true);
     let resumed = false;
     try {
       const running = agent.exec('sleep 30; echo not-cancelled; touch after-early-cancel.txt', { request_id: 'early-cancel', timeout: 60 });
       await waitFor(busy, 10_000, 'the command to be taken');
       expect((await agent.call('POST', '/cancel', { request_id: 'early-cancel' }, auth)).json).toEqual({ cancelled: true });
-      process.kill(bashPid, 'SIGCONT');
+      signalProcess(bash, 'SIGCONT');
       resumed = true;
       expect(await running).toMatchObject({ cancelled: true, exit_code: 130, stdout: '', state_reset: false });
     } finally {
-      if (!resumed) process.kill(bashPid, 'SIGCONT');
+      if (!resumed) signalProcess(bash, 'SIGCONT');
     }
     const after = await agent.exec('ls after-early-cancel.txt 2>/dev/null || echo "absent $EARLY_KEEP"');
     expect(after).toMatchObject({ stdout: 'absent kept', state_reset: false });

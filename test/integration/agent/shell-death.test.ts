@@ -1,6 +1,7 @@
 import { STATE_RESET_NOTICE } from '@cli-mcp/agent-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAlive, startAgent, stopAllAgents, waitFor, type TestAgent } from './agent-harness.js';
+import { isAlive, processRef, signalProcess } from '@cli-mcp/testing';
+import { startAgent, stopAllAgents, waitFor, type TestAgent } from './agent-harness.js';
 
 // C-AG-8: a dying shell is a normal result; the next command runs in a fresh shell with the exact notice.
 describe('sandbox-agent: shell death and respawn', () => {
@@ -42,9 +43,9 @@ describe('sandbox-agent: shell death and respawn', () => {
 
   it('a shell killed while idle is replaced and the next command runs in full', async () => {
     await agent.exec('export MARK=set');
-    const shellPid = Number((await agent.exec('echo $$')).stdout);
-    process.kill(shellPid, 'SIGKILL');
-    await waitFor(() => !isAlive(shellPid), 5_000, 'shell death');
+    const shell = processRef(Number((await agent.exec('echo $$')).stdout));
+    expect(signalProcess(shell, 'SIGKILL')).toBe(true);
+    await waitFor(() => !isAlive(shell), 5_000, 'shell death');
     const r = await agent.exec('echo ran; echo "[$MARK]"');
     expect(r).toMatchObject({ stdout: 'ran\n[]', stderr: STATE_RESET_NOTICE, state_reset: true });
   });

@@ -2,30 +2,30 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STATE_RESET_NOTICE } from '@cli-mcp/agent-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAlive, killPids, startAgent, stopAllAgents, waitFor, type TestAgent } from './agent-harness.js';
+import { isAlive, processRef, processRefFromStat, signalProcess, type ProcessRef } from '@cli-mcp/testing';
+import { startAgent, stopAllAgents, waitFor, type TestAgent } from './agent-harness.js';
 
 // C-AG-7: at the deadline only the command's tree dies; the shell keeps its state (the Go agent killed bash and
 // lost cwd/env, §18 item 1). Bounds are generous ("well before the natural end"), never exact timings.
 describe('sandbox-agent: timeouts', () => {
   let agent: TestAgent;
-  const leftovers: number[] = [];
+  const leftovers: ProcessRef[] = [];
   beforeAll(async () => {
     agent = await startAgent();
   });
   afterAll(async () => {
-    killPids(leftovers);
+    for (const leftover of leftovers) signalProcess(leftover, 'SIGKILL');
     await stopAllAgents();
   });
 
   it('kills the command tree at the deadline and keeps cwd and env', async () => {
     await agent.exec('mkdir -p keep && cd keep && export KEPT=yes');
     const started = Date.now();
-    const r = await agent.exec("sh -c 'echo $$ > pid.txt; exec sleep 30'", { timeout: 1 });
+    const r = await agent.exec("sh -c 'cat /proc/$$/stat > pid.txt; exec sleep 30'", { timeout: 1 });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(r).toMatchObject({ timed_out: true, exit_code: 137, state_reset: false });
     expect(r.stderr.endsWith('command timed out')).toBe(true);
-    const pid = Number(readFileSync(join(agent.workdir, 'keep', 'pid.txt'), 'utf8'));
-    expect(isAlive(pid)).toBe(false);
+    expect(isAlive(processRefFromStat(readFileSync(join(agent.workdir, 'keep', 'pid.txt'), 'utf8')))).toBe(false);
     const after = await agent.exec('pwd; echo $KEPT');
     expect(after).toMatchObject({ stdout: `${agent.workdir}/keep\nyes`, state_reset: false, stderr: '' });
     await agent.exec(`cd ${agent.workdir}`);
@@ -33,20 +33,19 @@ describe('sandbox-agent: timeouts', () => {
 
   it('SIGKILLs what ignores SIGTERM after the grace period', async () => {
     const started = Date.now();
-    const r = await agent.exec(`sh -c 'trap "" TERM; echo $$ > stubborn.pid; sleep 30; echo survived'`, { timeout: 1 });
+    const r = await agent.exec(`sh -c 'trap "" TERM; cat /proc/$$/stat > stubborn.pid; sleep 30; echo survived'`, { timeout: 1 });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(r).toMatchObject({ timed_out: true, exit_code: 137, stdout: '', state_reset: false });
-    expect(isAlive(Number(readFileSync(join(agent.workdir, 'stubborn.pid'), 'utf8')))).toBe(false);
+    expect(isAlive(processRefFromStat(readFileSync(join(agent.workdir, 'stubborn.pid'), 'utf8')))).toBe(false);
     expect((await agent.exec('echo $KEPT')).stdout).toBe('yes');
   });
 
   // The SIGTERM round kills the shell in between, so the stubborn process is no longer in bash's tree when the
   // SIGKILL round looks again (it was reparented): the first round's survivors are killed all the same.
   it('SIGKILLs what ignores SIGTERM even when the SIGTERM round killed its parent', async () => {
-    const r = await agent.exec(`bash -c "sh -c 'trap \\"\\" TERM; echo \\$\\$ > orphaned.pid; sleep 30.3031'; echo after"`, { timeout: 1 });
+    const r = await agent.exec(`bash -c "sh -c 'trap \\"\\" TERM; cat /proc/\\$\\$/stat > orphaned.pid; sleep 30.3031'; echo after"`, { timeout: 1 });
     expect(r).toMatchObject({ timed_out: true, stdout: '', state_reset: false });
-    const pid = Number(readFileSync(join(agent.workdir, 'orphaned.pid'), 'utf8'));
-    expect(isAlive(pid)).toBe(false);
+    expect(isAlive(processRefFromStat(readFileSync(join(agent.workdir, 'orphaned.pid'), 'utf8')))).toBe(false);
     expect((await agent.exec("pgrep -f 'sleep 30[.]3031' || echo none")).stdout).toBe('none');
   });
 
@@ -94,25 +93,26 @@ describe('sandbox-agent: timeouts', () => {
     const started = Date.now();
     const bg = await agent.exec('sleep 100 & echo $!');
     expect(Date.now() - started).toBeLessThan(10_000);
-    const bgPid = Number(bg.stdout);
-    leftovers.push(bgPid);
+    const bgJob = processRef(Number(bg.stdout));
+    leftovers.push(bgJob);
     const nohup = await agent.exec('nohup sleep 101 >/dev/null 2>&1 & echo $!');
     // Under job control a background job leads its own process group, so setsid(1) forks: its child is the sleep.
     await agent.exec("setsid sh -c 'echo $$ > s.pid; exec sleep 102' >/dev/null 2>&1 &");
-    const nohupPid = Number(nohup.stdout);
-    leftovers.push(nohupPid);
+    const nohupJob = processRef(Number(nohup.stdout));
+    leftovers.push(nohupJob);
     const setsidPid = await waitFor(() => Number(readIfExists(join(agent.workdir, 's.pid'))), 5_000, 'setsid pid');
     await waitFor(() => readProcName(setsidPid) === 'sleep', 5_000, 'setsid child exec');
-    leftovers.push(setsidPid);
+    const setsidJob = processRef(setsidPid);
+    leftovers.push(setsidJob);
     // A command that itself starts nohup/setsid/plain background jobs and then hangs.
-    const r = await agent.exec('nohup sleep 103 >/dev/null 2>&1 & echo $! > n.pid; sleep 104 & echo $! > p.pid; sleep 30', { timeout: 1 });
+    const r = await agent.exec('nohup sleep 103 >/dev/null 2>&1 & cat /proc/$!/stat > n.pid; sleep 104 & cat /proc/$!/stat > p.pid; sleep 30', { timeout: 1 });
     expect(r.timed_out).toBe(true);
-    const innerNohup = Number(readFileSync(join(agent.workdir, 'n.pid'), 'utf8'));
-    const innerPlain = Number(readFileSync(join(agent.workdir, 'p.pid'), 'utf8'));
+    const innerNohup = processRefFromStat(readFileSync(join(agent.workdir, 'n.pid'), 'utf8'));
+    const innerPlain = processRefFromStat(readFileSync(join(agent.workdir, 'p.pid'), 'utf8'));
     leftovers.push(innerNohup, innerPlain);
-    expect(isAlive(bgPid)).toBe(true);
-    expect(isAlive(nohupPid)).toBe(true);
-    expect(isAlive(setsidPid)).toBe(true);
+    expect(isAlive(bgJob)).toBe(true);
+    expect(isAlive(nohupJob)).toBe(true);
+    expect(isAlive(setsidJob)).toBe(true);
     expect(isAlive(innerNohup)).toBe(true);
     expect(isAlive(innerPlain)).toBe(false);
     expect((await agent.exec('echo ok')).state_reset).toBe(false);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAlive, startAgent, stopAllAgents, TOKEN, waitFor, type TestAgent } from './agent-harness.js';
+import { isAlive, processRef } from '@cli-mcp/testing';
+import { startAgent, stopAllAgents, TOKEN, waitFor, type TestAgent } from './agent-harness.js';
 
 // C-MCP-11 in the engine: a command still running at its yield point becomes a background job of the session
 // shell; later commands run at once, plain job control works on it, its output goes to its own files.
@@ -22,7 +23,7 @@ describe('sandbox-agent: yield at the yield point (C-MCP-11)', () => {
     expect(Date.now() - started).toBeLessThan(2_400);
     expect(r).toMatchObject({ running: true, yield_mode: 'job', exit_code: -1, stdout: 'first', timed_out: false });
     expect(r.job).toMatch(/^%\d+$/);
-    expect(isAlive(r.job_pid!)).toBe(true);
+    expect(isAlive(processRef(r.job_pid!))).toBe(true);
     // Later commands run at once, in the session's cwd, and see the job.
     const pwd = await agent.exec('pwd; jobs');
     expect(pwd.stdout.split('\n')[0]).toBe('/tmp');
@@ -87,7 +88,7 @@ describe('sandbox-agent: yield at the yield point (C-MCP-11)', () => {
     expect(r.yield_mode).toBe('job');
     const waiting = await agent.exec(`wait ${r.job}`, { yield_after: YIELD, timeout: 30 });
     expect(waiting).toMatchObject({ running: true, yield_mode: 'waiting', exit_code: -1 });
-    expect(isAlive(r.job_pid!)).toBe(true);
+    expect(isAlive(processRef(r.job_pid!))).toBe(true);
     expect((await agent.exec(`wait ${r.job}; echo $?`, { timeout: 30 })).stdout).toBe('0');
   });
 
@@ -103,9 +104,11 @@ describe('sandbox-agent: yield at the yield point (C-MCP-11)', () => {
   it('kill %N stops the job', async () => {
     const r = await agent.exec('sleep 60', { yield_after: YIELD, timeout: 120 });
     expect(r.yield_mode).toBe('job');
+    const job = processRef(r.job_pid!);
+    expect(isAlive(job)).toBe(true);
     const killed = await agent.exec(`kill ${r.job}; wait ${r.job}; echo $?`);
     expect(killed.stdout).toBe('143');
-    expect(isAlive(r.job_pid!)).toBe(false);
+    expect(isAlive(job)).toBe(false);
   });
 
   it('a job is killed at its own timeout and wait reports 137', async () => {
@@ -121,7 +124,7 @@ describe('sandbox-agent: yield at the yield point (C-MCP-11)', () => {
     expect(r.yield_mode).toBe('job');
     const cancel = await agent.call('POST', '/cancel', { request_id: 'yielded-call' }, { authorization: `Bearer ${TOKEN}` });
     expect(cancel.json).toEqual({ cancelled: false });
-    expect(isAlive(r.job_pid!)).toBe(true);
+    expect(isAlive(processRef(r.job_pid!))).toBe(true);
     await agent.exec(`kill ${r.job}`);
   });
 });
@@ -133,7 +136,7 @@ describe('sandbox-agent: jobs end with the agent', () => {
     const agent = await startAgent();
     const r = await agent.exec('sleep 60 | cat', { yield_after: YIELD, timeout: 120 });
     expect(r.yield_mode).toBe('job');
-    const pids = (await agent.exec(`jobs -p ${r.job}; pgrep -g ${r.job_pid}`)).stdout.split('\n').map(Number);
+    const pids = (await agent.exec(`jobs -p ${r.job}; pgrep -g ${r.job_pid}`)).stdout.split('\n').map((pid) => processRef(Number(pid)));
     expect(pids.length).toBeGreaterThan(1);
     expect(await agent.stop(false)).toEqual({ code: 0, signal: null });
     await waitFor(() => pids.every((pid) => !isAlive(pid)), 5_000, 'job processes gone');

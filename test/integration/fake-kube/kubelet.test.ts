@@ -1,8 +1,8 @@
 import { request } from 'node:http';
 import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Pod } from '@kubernetes/client-node';
-import { podIsReady, standInAgentCommand, startFakeCluster, type AgentCommand, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
+import { podIsReady, standInAgentCommand, startFakeCluster, type AgentCommand, type FakeCluster, type KubeObject, isAlive, processRef } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientsFor, processAlive, realAgent, sandboxPod } from './support.js';
+import { clientsFor, realAgent, sandboxPod } from './support.js';
 
 const agentCheck = await realAgent();
 if (!agentCheck.agent) console.warn(`[fake-kube] skipping kubelet tests with the real agent: ${agentCheck.reason}`);
@@ -41,10 +41,10 @@ function kubeletSuite(name: string, agent: AgentCommand | undefined): void {
       core = clientsFor(cluster.kubeconfigPath).core;
     });
     afterAll(async () => {
-      const pids = cluster ? [...cluster.store.list('pods')].map((p) => cluster.kubelet?.agentPid(p.metadata.namespace ?? '', p.metadata.name ?? '')).filter((p): p is number => p !== undefined) : [];
+      const pids = cluster ? [...cluster.store.list('pods')].map((p) => cluster.kubelet?.agentPid(p.metadata.namespace ?? '', p.metadata.name ?? '')).filter((p): p is number => p !== undefined).map(processRef) : [];
       await cluster?.stop();
       // stop() leaves no agent behind.
-      for (const pid of pids) expect(processAlive(pid)).toBe(false);
+      for (const pid of pids) expect(isAlive(pid)).toBe(false);
     });
 
     it('runs a pod with secretKeyRef env: Ready on 127.0.0.N, the agent answers /health and /exec with the Secret token', async () => {
@@ -87,13 +87,14 @@ function kubeletSuite(name: string, agent: AgentCommand | undefined): void {
       await core.createNamespacedPod({ namespace, body: sandboxPod('crashy') as V1Pod });
       const before = await cluster.waitFor('pods', namespace, 'crashy', podIsReady);
       const firstPid = cluster.kubelet?.agentPid(namespace, 'crashy') as number;
+      const first = processRef(firstPid);
       await cluster.kubelet?.crashContainer(namespace, 'crashy');
       const crashed = await cluster.waitFor('pods', namespace, 'crashy', (p) => statusOf(p)['containerStatuses']?.[0]?.restartCount === 1);
       expect(crashed?.['status']).toMatchObject({ containerStatuses: [{ ready: false, lastState: { terminated: { exitCode: 137, reason: 'Error' } } }] });
       const after = await cluster.waitFor('pods', namespace, 'crashy', podIsReady);
       expect(statusOf(after)['podIP']).toBe(statusOf(before)['podIP']);
       expect(statusOf(after)['containerStatuses'][0].restartCount).toBe(1);
-      expect(processAlive(firstPid)).toBe(false);
+      expect(isAlive(first)).toBe(false);
       expect(cluster.kubelet?.agentPid(namespace, 'crashy')).not.toBe(firstPid);
     });
 
@@ -101,13 +102,13 @@ function kubeletSuite(name: string, agent: AgentCommand | undefined): void {
       const namespace = ns();
       await core.createNamespacedPod({ namespace, body: sandboxPod('bye') as V1Pod });
       await cluster.waitFor('pods', namespace, 'bye', podIsReady);
-      const pid = cluster.kubelet?.agentPid(namespace, 'bye') as number;
-      expect(processAlive(pid)).toBe(true);
+      const pid = processRef(cluster.kubelet?.agentPid(namespace, 'bye') as number);
+      expect(isAlive(pid)).toBe(true);
       const terminating = await core.deleteNamespacedPod({ namespace, name: 'bye' });
       expect(terminating.metadata?.deletionTimestamp).toBeDefined();
       expect(terminating.metadata?.deletionGracePeriodSeconds).toBe(5);
       await cluster.waitFor('pods', namespace, 'bye', (p) => p === undefined);
-      expect(processAlive(pid)).toBe(false);
+      expect(isAlive(pid)).toBe(false);
     });
 
     it('hooks: hold Pending, flap readiness, fail the pod, kill the agent without restart', async () => {
@@ -128,9 +129,9 @@ function kubeletSuite(name: string, agent: AgentCommand | undefined): void {
       cluster.kubelet?.setReadiness(namespace, 'flappy', undefined);
       await cluster.waitFor('pods', namespace, 'flappy', podIsReady);
 
-      const pid = cluster.kubelet?.agentPid(namespace, 'flappy') as number;
+      const pid = processRef(cluster.kubelet?.agentPid(namespace, 'flappy') as number);
       await cluster.kubelet?.killAgent(namespace, 'flappy', { updateStatus: false });
-      expect(processAlive(pid)).toBe(false);
+      expect(isAlive(pid)).toBe(false);
       expect(podIsReady(cluster.store.get('pods', namespace, 'flappy'))).toBe(true); // stale status, as after a node partition
 
       await cluster.kubelet?.failPod(namespace, 'flappy', { reason: 'Evicted', message: 'test eviction' });

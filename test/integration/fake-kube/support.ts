@@ -67,16 +67,6 @@ export function sandboxPod(name: string, options: { labels?: Record<string, stri
   };
 }
 
-/** Whether `pid` is a live process. */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 // ---------------------------------------------------------------------------------------------- kubectl
 
 const KUBECTL_CANDIDATES = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'];

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import {
   describeExit, FIRST_EXTRA_FD, type AgentProcess, type LaunchSpec, type ProcessExit, type ProcessLauncher,
@@ -90,6 +91,10 @@ class NodeAgentProcess implements AgentProcess {
   kill(signal: 'SIGTERM' | 'SIGKILL'): void {
     const pid = this.child.pid;
     if (pid === undefined) return;
+    // After Node reaped the leader, the kernel keeps its number reserved while the group still has members (what it
+    // left behind, which this signal is for). A process that holds the number now means the group is gone and the
+    // number went to someone else: a group signal would hit an unrelated process group of this machine.
+    if ((this.child.exitCode !== null || this.child.signalCode !== null) && existsSync(`/proc/${pid}`)) return;
     try {
       process.kill(-pid, signal);
     } catch {

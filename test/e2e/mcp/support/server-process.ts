@@ -231,16 +231,6 @@ export function sessionDirs(server: ServerProcess): string[] {
   return existsSync(dir) ? readdirSync(dir) : [];
 }
 
-/** Whether a process with this pid exists (signal 0 checks without sending). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
