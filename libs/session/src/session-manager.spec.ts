@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { agentErrors, deferred, execResponse, handle, StrictBackend } from '../test/fakes.js';
 import { useManagerFixture } from '../test/manager-fixture.js';
 import { SessionError, SessionErrorCode } from './session-error.js';
-import type { SandboxHandle } from './sandbox-backend.port.js';
+import type { ExecRequest, SandboxHandle } from './sandbox-backend.port.js';
 import { SessionManager } from './session-manager.js';
 
 const never = () => new AbortController().signal;
@@ -42,7 +42,7 @@ describe(SessionManager.name, () => {
       f.agent.on('exec', async () => execResponse({ stdout: 'hi' }));
       const result = await f.manager.execute('s1', request, never());
       expect(result).toEqual({ response: execResponse({ stdout: 'hi' }), sandboxRecreated: false, acquirePath: 'create' });
-      expect(f.agent.callsOf('exec')[0]!.slice(0, 3)).toEqual(['http://127.0.0.1:41000', 'tok-s1', request]);
+      expect(f.agent.callsOf('exec')[0]!.slice(0, 3)).toEqual(['http://127.0.0.1:41000', 'tok-s1', { ...request, idempotency_key: expect.stringMatching(/^[0-9a-f-]{36}$/) }]);
       expect(f.backend.callsOf('touch')).toHaveLength(1);
       const again = await f.manager.execute('s1', request, never());
       expect(again.acquirePath).toBe('cache');
@@ -141,7 +141,7 @@ describe(SessionManager.name, () => {
   });
 
   describe('recovery (C-K8S-7)', () => {
-    it('invalidates the cache on a network error after delivery and does not retry', async () => {
+    it('a network error after delivery: asks the same agent once more with the same key, then invalidates and never runs it elsewhere', async () => {
       f.acquireReturns(handle('s1'), handle('s1', { agentUrl: 'http://127.0.0.1:42000', path: 'create', recreated: true }));
       f.agent.on('exec', async () => {
         throw agentErrors.reset();
@@ -150,12 +150,40 @@ describe(SessionManager.name, () => {
         code: SessionErrorCode.AgentFailure,
         message: 'agent request: execute http://127.0.0.1:41000/exec: socket hang up',
       });
-      expect(f.agent.callsOf('exec')).toHaveLength(1);
+      const attempts = f.agent.callsOf('exec') as Array<[string, string, ExecRequest]>;
+      expect(attempts.map(([url]) => url)).toEqual(['http://127.0.0.1:41000', 'http://127.0.0.1:41000']);
+      expect(attempts[1]![2].idempotency_key).toBe(attempts[0]![2].idempotency_key);
       expect(f.manager.cachedSessions).toBe(0);
       f.agent.on('exec', async () => execResponse());
       const next = await f.manager.execute('s1', request, never());
       expect(next.sandboxRecreated).toBe(true);
       expect(f.backend.callsOf('acquire')).toHaveLength(2);
+    });
+
+    it('a lost answer re-asked with the same key returns the first result (C-AG-15)', async () => {
+      f.acquireReturns(handle('s1'));
+      let n = 0;
+      f.agent.on('exec', async () => {
+        if (n++ === 0) throw agentErrors.reset();
+        return execResponse({ stdout: 'ran once' });
+      });
+      expect((await f.manager.execute('s1', request, never())).response.stdout).toBe('ran once');
+      const keys = (f.agent.callsOf('exec') as Array<[string, string, ExecRequest]>).map(([, , body]) => body.idempotency_key);
+      expect(keys).toHaveLength(2);
+      expect(new Set(keys).size).toBe(1);
+      expect(f.manager.cachedSessions).toBe(1);
+    });
+
+    it('a lost answer whose re-ask finds no agent is not run on a new sandbox', async () => {
+      f.acquireReturns(handle('s1'), handle('s1', { agentUrl: 'http://127.0.0.1:42000', recreated: true }));
+      let n = 0;
+      f.agent.on('exec', async () => {
+        throw n++ === 0 ? agentErrors.reset() : agentErrors.refused();
+      });
+      await expect(f.manager.execute('s1', request, never())).rejects.toMatchObject({ message: 'agent request: execute http://127.0.0.1:41000/exec: socket hang up' });
+      expect(f.agent.callsOf('exec').map((c) => c[0])).toEqual(['http://127.0.0.1:41000', 'http://127.0.0.1:41000']);
+      expect(f.backend.callsOf('acquire')).toHaveLength(1);
+      expect(f.manager.cachedSessions).toBe(0);
     });
 
     it('re-acquires once and retries when the connection was refused (command not delivered)', async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AgentClient, CancelResponse, OutputResponse } from '@cli-mcp/agent-client';
 import { Registry } from 'prom-client';
 import { classifyAgentFailure, describeAgentFailure } from './agent-failure.js';
@@ -191,22 +192,35 @@ export class SessionManager {
   }
 
   private async executeWithRecovery(sessionId: string, request: ExecRequest, signal: AbortSignal): Promise<SessionExecResult> {
+    // C-AG-15: one key for every attempt of this call, so no attempt can run the command a second time.
+    const exec: ExecRequest = { ...request, idempotency_key: request.idempotency_key ?? randomUUID() };
     let resolved = await this.resolve(sessionId, signal);
     let reacquired = false;
     let reassigned = false;
+    /** The failure of an attempt that may have reached the agent, set while its one re-ask runs. */
+    let lostAnswer: unknown;
     for (;;) {
       const { handle } = resolved;
       const finished = this.backend.beginCommand?.(handle);
       try {
-        const response = await this.agent.exec(handle.agentUrl, handle.token, request, signal);
+        const response = await this.agent.exec(handle.agentUrl, handle.token, exec, signal);
         this.backend.touch(handle);
         const sandboxLoss = addLoss(resolved.loss, reassigned ? SHELL_ONLY : undefined);
         return { response, sandboxRecreated: sandboxLoss !== undefined, sandboxLoss, acquirePath: resolved.path };
       } catch (error) {
         const kind = classifyAgentFailure(error);
         if (kind === 'aborted' || signal.aborted) throw toSessionError(error, signal);
+        if (kind === 'network' && lostAnswer === undefined) {
+          // The answer was lost after the request may have reached the agent. Asking again with the same key is
+          // safe (C-AG-15): the agent joins the command if it still runs, or returns its stored result.
+          lostAnswer = error;
+          continue;
+        }
         // The sandbox behind this handle may be gone: the next lookup must ask the backend (C-K8S-7).
         if (kind === 'network' || kind === 'not-delivered') this.cache.invalidate(sessionId, handle.agentUrl);
+        // The re-ask got no answer of the command either (no agent, a restarted one, the network again): it may
+        // have run on a sandbox that is gone, so it is not run elsewhere (C-K8S-7); the lost answer is the news.
+        if (lostAnswer !== undefined) throw toSessionError(lostAnswer, signal);
         if (kind === 'not-delivered' && !reacquired) {
           // The command certainly did not run, so running it on a re-resolved sandbox cannot run it twice.
           reacquired = true;
