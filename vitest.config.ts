@@ -16,6 +16,9 @@ const alias = {
   '@cli-mcp/common': lib('common'),
 };
 
+// C-TEST-1: a file that leaves anything behind fails (test/support/leftovers.setup.ts).
+const LEFTOVERS = fileURLToPath(new URL('./test/support/leftovers.setup.ts', import.meta.url));
+
 // Nest DI needs decorator metadata, which only SWC/tsc emit (stack-notes A.7).
 const plugins = [
   swc.vite({
@@ -37,17 +40,17 @@ export default defineConfig({
       {
         resolve: { alias },
         plugins,
-        test: { name: 'unit', include: ['{apps,libs}/**/*.spec.ts'], testTimeout: 10_000 },
+        test: { name: 'unit', include: ['{apps,libs}/**/*.spec.ts'], testTimeout: 10_000, setupFiles: [LEFTOVERS] },
       },
       {
         resolve: { alias },
         plugins,
-        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 30_000 },
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 30_000, setupFiles: [LEFTOVERS] },
       },
       {
         resolve: { alias },
         plugins,
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000, fileParallelism: false },
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000, fileParallelism: false, setupFiles: [LEFTOVERS] },
       },
     ],
   },

@@ -6,6 +6,8 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { controllerLeaseName, SESSION_ID_LABEL } from '@cli-mcp/podspec';
 import { writeKubeconfig } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -82,6 +84,7 @@ describe.skipIf(skipReason)('leader election of several controllers (fake API se
     const proxy = await partitionableProxy(stack.cluster.port);
     onTestFinished(() => proxy.close());
     const kubeconfigPath = await writeKubeconfig({ server: `http://127.0.0.1:${proxy.port}`, namespace: NAMESPACE });
+    onTestFinished(() => rmSync(dirname(kubeconfigPath), { recursive: true, force: true }));
     const a = stack.controller({ identity: 'island', leaseDurationMs: LEASE_MS, kubeconfigPath });
     onTestFinished(() => a.stop({ release: false }));
     await untilCluster(stack, () => holder() === 'island', 'island to lead');

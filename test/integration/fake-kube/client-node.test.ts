@@ -15,7 +15,7 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { FakeKubeServer, formatMicroTime, PODS, startFakeCluster, writeKubeconfig, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { apiError, clientsFor } from './support.js';
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
@@ -279,8 +279,9 @@ describe('fake API server with @kubernetes/client-node 1.4.0', () => {
     try {
       const good = clientsFor(await server.writeKubeconfig());
       expect((await good.core.listNamespacedPod({ namespace: 'default' })).items).toEqual([]);
-      const bad = clientsFor(await writeKubeconfig({ server: server.url, token: 'wrong' }));
-      const denied = await apiError(bad.core.listNamespacedPod({ namespace: 'default' }));
+      const wrong = await writeKubeconfig({ server: server.url, token: 'wrong' });
+      onTestFinished(() => rm(dirname(wrong), { recursive: true, force: true }));
+      const denied = await apiError(clientsFor(wrong).core.listNamespacedPod({ namespace: 'default' }));
       expect(denied.code).toBe(401);
       expect(server.requests.last()).toMatchObject({ status: 401 });
     } finally {

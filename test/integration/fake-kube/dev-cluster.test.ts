@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { repoRoot } from '@cli-mcp/testing';
 import { describe, expect, it } from 'vitest';
 import { clientsFor } from './support.js';
@@ -34,5 +34,6 @@ describe.skipIf(!built)('npm run dev:cluster (built entry)', () => {
       child.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
+    await rm(dirname(kubeconfig), { recursive: true, force: true });
   });
 });

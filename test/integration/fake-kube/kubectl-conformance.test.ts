@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Pod } from '@kubernetes/client-node';
@@ -27,7 +27,11 @@ describe.skipIf(!kubectlPath)('fake API server conformance: kubectl vs client-no
     core = clientsFor(cluster.kubeconfigPath).core;
     workDir = await mkdtemp(join(tmpdir(), 'fake-kube-conf-'));
   });
-  afterAll(async () => cluster?.stop());
+  afterAll(async () => {
+    await cluster?.stop();
+    await kubectl?.remove();
+    if (workDir) await rm(workDir, { recursive: true, force: true });
+  });
 
   async function manifest(name: string, body: unknown): Promise<string> {
     const path = join(workDir, `${name}.json`);

@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,6 +90,11 @@ export class Kubectl {
 
   private args(args: string[]): string[] {
     return ['--kubeconfig', this.kubeconfig, '--cache-dir', this.cacheDir, '--request-timeout=20s', ...args];
+  }
+
+  /** Removes kubectl's discovery cache (C-TEST-1: nothing of a test file stays behind). */
+  async remove(): Promise<void> {
+    await rm(this.cacheDir, { recursive: true, force: true });
   }
 
   run(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -7,11 +7,14 @@ import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stop as stopEsbuild } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importGraph, isTestSupport, shippedEntries, strayTestSupport } from './support/build-output.js';
 import { describeWhenReady } from './support/prerequisites.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+// importGraph runs esbuild, whose JS API keeps a service process until stopped (C-TEST-1).
+afterAll(() => stopEsbuild());
 const entries = shippedEntries(ROOT);
 const missing = entries.filter(({ entry }) => !existsSync(entry)).map(({ entry }) => entry);
 

@@ -69,12 +69,13 @@ export class SandboxSpawner {
       throw error;
     });
     let spawned = false;
+    let handover: Promise<void> | undefined;
     const tracking: ProcessLauncher = {
       launch: (spec) => {
         const child = this.options.launcher.launch(cgroups ? joiningCgroups(spec, cgroups.procsFiles) : spec);
         spawned = true;
         // The child holds the listening socket now; this process must not accept on it.
-        void endpoint.handedOver().catch(() => undefined);
+        handover = endpoint.handedOver().catch(() => undefined);
         this.children.add(child);
         void child.exited.then(async () => {
           this.children.delete(child);
@@ -90,6 +91,9 @@ export class SandboxSpawner {
         clock: this.options.clock, readyTimeoutMs: this.options.readyTimeoutMs, signal, urlFor: endpoint.urlFor,
         alongside: this.plan.posture.network === 'isolated' ? (child) => this.attachNetwork(child) : undefined,
       });
+      // The socket reaches its final name in the handover: nobody may be given the URL before (a connect to it
+      // would fail with ENOENT).
+      await handover;
       if (this.closing) {
         await stopAgent(agent.process, this.options.clock, 0);
         throw new SessionError(SessionErrorCode.ShuttingDown, 'server is shutting down');

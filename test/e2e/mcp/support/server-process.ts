@@ -97,7 +97,10 @@ export async function startHttpServer(options: StartOptions = {}): Promise<Serve
   });
   const stop = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    return exited;
+    const code = await exited;
+    // A state dir the caller did not choose is this server's own: it goes with the server (C-TEST-1).
+    if (ownDir) removeDir(ownDir);
+    return code;
   };
   return {
     child,

@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Stage } from './containerfile.js';
@@ -26,9 +25,13 @@ export async function installStage(stage: Stage, repoRoot: string): Promise<stri
     .update(process.version)
     .digest('hex')
     .slice(0, 16);
-  const final = join(tmpdir(), `cli-mcp-ship-stage-${key}`);
+  // A cache, not a test's temp: under node_modules/.cache (as build tools keep theirs), so `npm ci` clears it with
+  // the lockfile it depends on, and no test file's leftovers check counts it (C-TEST-1).
+  const cache = join(repoRoot, 'node_modules', '.cache', 'cli-mcp-ship-stages');
+  mkdirSync(cache, { recursive: true });
+  const final = join(cache, key);
   if (existsSync(join(final, COMPLETE))) return final;
-  const scratch = mkdtempSync(join(tmpdir(), 'cli-mcp-ship-stage-tmp-'));
+  const scratch = mkdtempSync(join(cache, 'tmp-'));
   try {
     for (const file of inputs) copyFileSync(join(repoRoot, file), join(scratch, file));
     for (const line of npmLines) {
