@@ -23,6 +23,8 @@ await build({
   external: [
     '@nestjs/microservices', '@nestjs/microservices/*', '@nestjs/websockets', '@nestjs/websockets/*', '@nestjs/platform-express',
     '@fastify/multipart', '@fastify/static', '@fastify/view',
+    // Nest's ValidationPipe and ClassSerializerInterceptor load it lazily; the server uses neither (issue 19: not a dependency).
+    'class-transformer',
   ],
   // CommonJS packages inside an ESM bundle still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __cliMcpCreateRequire } from 'node:module'; const require = __cliMcpCreateRequire(import.meta.url);" },

@@ -172,9 +172,9 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
       memoryLimit: undefined,
       imagePullPolicy: undefined,
       sandboxEnv: undefined,
-      readyTimeoutMs: 60_000,
       activityIntervalMs: 30_000,
     },
+    readyTimeoutMs: 60_000,
     logLevel: 'info',
   };
   return { ...base, ...overrides };

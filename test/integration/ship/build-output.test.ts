@@ -69,7 +69,7 @@ describeWhenReady('dist/ after a full build', missing.length > 0 ? `not built ($
     expect(packages.filter(({ dynamic }) => !dynamic)).toEqual([]);
     const packageOf = (specifier: string): string => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
     expect([...new Set(packages.map(({ path }) => packageOf(path)))].sort()).toEqual([
-      '@fastify/multipart', '@fastify/static', '@fastify/view', '@nestjs/microservices', '@nestjs/platform-express', '@nestjs/websockets',
+      '@fastify/multipart', '@fastify/static', '@fastify/view', '@nestjs/microservices', '@nestjs/platform-express', '@nestjs/websockets', 'class-transformer',
     ]);
   });
 });

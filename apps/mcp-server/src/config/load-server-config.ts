@@ -91,9 +91,9 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
     kubernetes: {
       ...kubernetes.settings,
       podConfig: kubernetes.podConfig,
-      readyTimeoutMs: settings.readyTimeoutMs,
       activityIntervalMs: settings.activityIntervalMs,
     },
+    readyTimeoutMs: settings.readyTimeoutMs,
     logLevel: settings.logLevel,
   };
   if (flags.problems.length > 0) return { kind: 'invalid', problems: flags.problems };

@@ -70,7 +70,6 @@ export interface LocalBackendConfig {
  */
 export interface KubernetesServerConfig extends Readonly<KubernetesSettings> {
   readonly podConfig: SandboxPodConfig | undefined;
-  readonly readyTimeoutMs: number;
   readonly activityIntervalMs: number;
 }
 
@@ -91,5 +90,7 @@ export interface ServerConfig {
   readonly hmacKey: { readonly path: string; readonly generate: boolean };
   readonly local: LocalBackendConfig;
   readonly kubernetes: KubernetesServerConfig;
+  /** `--ready-timeout`: how long a new sandbox of either backend may take to become ready (and eager acquisition). */
+  readonly readyTimeoutMs: number;
   readonly logLevel: LogLevelName;
 }

@@ -17,6 +17,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
   { group: SERVER, name: 'address', short: 'a', valueName: 'host:port', default: '127.0.0.1:8080', description: 'HTTP listen address; port 0 picks a free port (the bound URL is logged). Non-loopback needs --auth-token-file.' },
   { group: SERVER, name: 'stateless', kind: 'boolean', description: 'Accepted for compatibility with the Go server; HTTP is always stateless.' },
   { group: SERVER, name: 'backend', valueName: 'local|kubernetes', default: 'local', description: 'Where sandboxes run: local processes on this machine, or one pod per session.' },
+  { group: SERVER, name: 'ready-timeout', valueName: 'duration', default: '60s', description: 'How long a new sandbox may take to become ready, on either backend (kubernetes: scheduled, image pulled, agent healthy).' },
   { group: SERVER, name: 'session-id', valueName: 'id', defaultText: 'stdio-<random>, one per process', description: 'stdio only: the session (sandbox) this process serves; an RFC 1123 label.' },
   { group: SERVER, name: 'eager-acquire', kind: 'boolean', defaultText: 'true', description: 'Start making a session\'s sandbox on its first request (initialize, tools/list, ping …), so the first command does not wait for it; =false turns it off.' },
   { group: SERVER, name: 'cache-ttl', valueName: 'duration', default: '30s', description: 'How long a session → sandbox lookup is cached.' },
@@ -46,7 +47,6 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
 
   // Defined once with the controller (libs/session `KUBERNETES_FLAGS`), listed here under this heading.
   ...KUBERNETES_FLAGS.map((spec) => ({ ...spec, group: KUBE })),
-  { group: KUBE, name: 'ready-timeout', valueName: 'duration', default: '60s', description: 'How long a new sandbox may take to become ready.' },
   { group: KUBE, name: 'activity-interval', valueName: 'duration', default: '30s', description: 'At most one last-activity update per session per interval.' },
 
   { group: OTHER, name: 'log-level', valueName: 'level', default: 'info', description: 'trace, debug, info, warn, error, fatal or silent (JSON lines on stderr).' },

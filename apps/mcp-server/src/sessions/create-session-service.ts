@@ -5,6 +5,7 @@ import {
   SessionManager,
   SessionMetrics,
   type LocalBackendLogger,
+  type LocalBackendOptions,
   type SandboxBackend,
 } from '@cli-mcp/session';
 import type { Logger } from 'pino';
@@ -32,7 +33,7 @@ export async function createSessionService(config: ServerConfig, registry: Regis
   return {
     execute: (sessionId, request, signal) => manager.execute(sessionId, request, signal),
     // Bounded like a first command's acquisition: a sandbox that is not ready by then is not coming (C-MCP-13).
-    prepare: async (sessionId) => void (await manager.prepare(sessionId, AbortSignal.timeout(config.kubernetes.readyTimeoutMs))),
+    prepare: async (sessionId) => void (await manager.prepare(sessionId, AbortSignal.timeout(config.readyTimeoutMs))),
     cancel: (sessionId, requestId) => manager.cancel(sessionId, requestId, AbortSignal.timeout(10_000)),
     // A peek that takes longer than a progress interval is not worth waiting for.
     peek: (sessionId, requestId) => manager.peek(sessionId, requestId, AbortSignal.timeout(2_000)),
@@ -59,7 +60,7 @@ async function createKubernetes(
     hmacKey,
     agentClient,
     metrics,
-    readyTimeoutMs: config.kubernetes.readyTimeoutMs,
+    readyTimeoutMs: config.readyTimeoutMs,
     activityIntervalMs: config.kubernetes.activityIntervalMs,
     logger: {
       debug: (message: string, fields?: Record<string, unknown>) => log.debug(fields ?? {}, message),
@@ -74,7 +75,19 @@ async function createKubernetes(
 async function createLocal(
   config: ServerConfig, hmacKey: Buffer, agent: AgentClient, metrics: SessionMetrics, log: Logger,
 ): Promise<SandboxBackend> {
-  const backend = new LocalBackend({
+  const backend = new LocalBackend(localBackendOptions(config, hmacKey, agent, metrics, log));
+  // Resolve isolation and lock the state dir now, so a bad setup stops the server at boot.
+  await backend.start();
+  const posture = backend.posture;
+  log.info({ backend: 'local', isolation: posture?.isolation, network: posture?.network, state_dir: config.local.sandboxDir }, 'session backend ready');
+  return backend;
+}
+
+/** What the local backend is given from the one validated config (exported for its spec). */
+export function localBackendOptions(
+  config: ServerConfig, hmacKey: Buffer, agent: AgentClient, metrics: SessionMetrics, log: Logger,
+): LocalBackendOptions {
+  return {
     stateDir: config.local.sandboxDir,
     hmacKey,
     isolation: config.local.isolation,
@@ -89,17 +102,13 @@ async function createLocal(
     idleTimeoutMs: config.local.idleTimeoutMs,
     maxSessions: config.local.maxSessions,
     warmPoolSize: config.local.warmPoolSize,
+    readyTimeoutMs: config.readyTimeoutMs,
     // --local-ro-bind may never expose the server's secrets (the sandbox view holds neither file otherwise).
     secretPaths: [config.hmacKey.path, config.http.authTokenFile].filter((path): path is string => path !== undefined),
     agent,
     metrics,
     logger: backendLogger(log),
-  });
-  // Resolve isolation and lock the state dir now, so a bad setup stops the server at boot.
-  await backend.start();
-  const posture = backend.posture;
-  log.info({ backend: 'local', isolation: posture?.isolation, network: posture?.network, state_dir: config.local.sandboxDir }, 'session backend ready');
-  return backend;
+  };
 }
 
 function backendLogger(log: Logger): LocalBackendLogger {
