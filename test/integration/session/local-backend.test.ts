@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAlive, processRef } from '@cli-mcp/testing';
 import { AGENT_NODE_FLAGS } from '@cli-mcp/common';
 import { SessionErrorCode } from '@cli-mcp/session';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AGENT_ENTRY, agentBuilt, ISOLATIONS } from './support/environment.js';
-import { agentPidOf, descendantsOf, isRunning, pidOf } from './support/processes.js';
+import { agentPidOf, descendantsOf, pidOf } from './support/processes.js';
 import { createSessionStack, type SessionStack } from './support/session-stack.js';
 
 describe.skipIf(!agentBuilt).each(ISOLATIONS)('LocalBackend with the real agent (isolation=%s)', (isolation) => {
@@ -35,13 +36,14 @@ describe.skipIf(!agentBuilt).each(ISOLATIONS)('LocalBackend with the real agent 
     const { run, backend, manager, stateDir } = await make();
     await run('s-delete', 'echo data > file.txt');
     const pid = pidOf((await backend.find('s-delete'))!.sandboxName);
-    expect(isRunning(pid)).toBe(true);
-    const tree = descendantsOf(pid);
+    const sandbox = processRef(pid);
+    expect(isAlive(sandbox)).toBe(true);
+    const tree = descendantsOf(pid).map(processRef);
     expect(tree.length).toBeGreaterThan(0);
     await manager.end('s-delete', new AbortController().signal);
-    expect(isRunning(pid)).toBe(false);
+    expect(isAlive(sandbox)).toBe(false);
     // bwrap's inner processes die by PR_SET_PDEATHSIG right after their parent: wait for that, bounded.
-    await vi.waitFor(() => expect(tree.filter(isRunning)).toEqual([]), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(() => expect(tree.filter(isAlive)).toEqual([]), { timeout: 10_000, interval: 50 });
     expect(existsSync(join(stateDir, 'sessions/s-delete'))).toBe(false);
     expect(await backend.find('s-delete')).toBeUndefined();
     await manager.end('s-delete', new AbortController().signal);
@@ -53,9 +55,9 @@ describe.skipIf(!agentBuilt).each(ISOLATIONS)('LocalBackend with the real agent 
   it('reaps an idle session', async () => {
     const { run, backend, ended } = await make({ idleTimeoutMs: 1_500 });
     await run('s-idle', 'echo hi > file.txt');
-    const pid = pidOf((await backend.find('s-idle'))!.sandboxName);
+    const sandbox = processRef(pidOf((await backend.find('s-idle'))!.sandboxName));
     await ended('s-idle', 'idle');
-    expect(isRunning(pid)).toBe(false);
+    expect(isAlive(sandbox)).toBe(false);
     expect(backend.activeSessions).toBe(0);
     // The backend told the manager (onSandboxGone): no stale cached URL, a new sandbox that says state was lost.
     // What the next command finds matches what the result says: nothing of the earlier session.

@@ -11,9 +11,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { isAlive, processRef } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AGENT_ENTRY, agentBuilt, bwrapProblem } from './support/environment.js';
-import { descendantsOf, isRunning } from './support/processes.js';
+import { descendantsOf } from './support/processes.js';
 import { createSessionStack, type SessionStack } from './support/session-stack.js';
 
 const slirp = spawnSync('slirp4netns', ['--version']);
@@ -111,11 +112,11 @@ describe.skipIf(skip !== undefined)('LocalBackend with --local-network isolated 
       expect(JSON.parse(line)).toEqual({ ready: true });
       const slirps = slirpsUnder(parent.pid!);
       expect(slirps).toHaveLength(2);
-      const tree = descendantsOf(parent.pid!);
+      const tree = descendantsOf(parent.pid!).map(processRef);
       const exited = once(parent, 'exit');
       parent.kill(signal);
       await exited;
-      await vi.waitFor(() => expect(tree.filter(isRunning)).toEqual([]), { timeout: 20_000, interval: 100 });
+      await vi.waitFor(() => expect(tree.filter(isAlive)).toEqual([]), { timeout: 20_000, interval: 100 });
     } finally {
       if (parent.exitCode === null && parent.signalCode === null) parent.kill('SIGKILL');
       await rm(stateDir, { recursive: true, force: true });

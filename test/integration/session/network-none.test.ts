@@ -5,9 +5,10 @@
 import { readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { isAlive, processRef, signalProcess } from '@cli-mcp/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentBuilt, bwrapProblem } from './support/environment.js';
-import { isRunning, pidOf } from './support/processes.js';
+import { pidOf } from './support/processes.js';
 import { createSessionStack, type SessionStack } from './support/session-stack.js';
 
 const skip = !agentBuilt ? 'the agent is not built' : bwrapProblem;
@@ -54,11 +55,12 @@ describe.skipIf(skip !== undefined)('LocalBackend with --local-network none (bwr
     const first = (await backend.find('s-crash'))!;
     expect(first.agentUrl).toMatch(/^unix:\//);
     const crashed = stack.ended('s-crash', 'crashed');
-    process.kill(pidOf(first.sandboxName), 'SIGKILL');
+    const sandbox = processRef(pidOf(first.sandboxName));
+    expect(signalProcess(sandbox, 'SIGKILL')).toBe(true);
     // What this test is about starts once the backend saw the crash: a command sent in the instant before meets the
     // dead agent's socket and gets a transport error (C-K8S-7: never a blind retry; docs/local-backend.md).
     await crashed;
-    expect(isRunning(pidOf(first.sandboxName))).toBe(false);
+    expect(isAlive(sandbox)).toBe(false);
     const next = await run('s-crash', 'echo back');
     expect(next.response.stdout).toBe('back');
     expect((await backend.find('s-crash'))!.agentUrl).not.toBe(first.agentUrl);

@@ -3,9 +3,10 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { isAlive, processRef } from '@cli-mcp/testing';
 import { describe, expect, it, vi } from 'vitest';
 import { AGENT_ENTRY, agentBuilt, ISOLATIONS } from './support/environment.js';
-import { descendantsOf, isRunning } from './support/processes.js';
+import { descendantsOf } from './support/processes.js';
 
 const register = fileURLToPath(new URL('./support/register-ts.mjs', import.meta.url));
 const parentScript = fileURLToPath(new URL('./support/orphan-parent.mjs', import.meta.url));
@@ -22,15 +23,15 @@ describe.skipIf(!agentBuilt).each(ISOLATIONS)('LocalBackend orphans (isolation=%
       const lines = createInterface({ input: parent.stdout! });
       const [line] = (await once(lines, 'line')) as [string];
       expect(JSON.parse(line)).toEqual({ ready: true });
-      const tree = descendantsOf(parent.pid!);
+      const tree = descendantsOf(parent.pid!).map(processRef);
       // Two sessions: an agent (and its bash) each, plus the bwrap processes in bwrap mode.
       expect(tree.length).toBeGreaterThanOrEqual(4);
-      expect(tree.every(isRunning)).toBe(true);
+      expect(tree.every(isAlive)).toBe(true);
 
       const exited = once(parent, 'exit');
       parent.kill('SIGKILL');
       await exited;
-      await vi.waitFor(() => expect(tree.filter(isRunning)).toEqual([]), { timeout: 20_000, interval: 100 });
+      await vi.waitFor(() => expect(tree.filter(isAlive)).toEqual([]), { timeout: 20_000, interval: 100 });
     } finally {
       if (parent.exitCode === null && parent.signalCode === null) parent.kill('SIGKILL');
       await rm(stateDir, { recursive: true, force: true });

@@ -33,16 +33,6 @@ export function descendantsOf(pid: number): number[] {
   return found;
 }
 
-/** True while the process exists and is not a zombie. */
-export function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
 export function pidOf(sandboxName: string): number {
   const pid = Number(/^pid-(\d+)$/.exec(sandboxName)?.[1]);
   if (!Number.isInteger(pid)) throw new Error(`unexpected sandbox name ${sandboxName}`);
