@@ -5,6 +5,7 @@
 
 // The error codes are part of the wire (C-AG-15); the agent's bundle takes wire.js alone (scripts/bundle-agent.mjs).
 export * from './agent-error.js';
+export * from './timeout.js';
 
 /** Default port of the sandbox agent (C-AG-10). */
 export const AGENT_DEFAULT_PORT = 8090;

@@ -1,4 +1,4 @@
-import { AGENT_MAX_BODY_BYTES, type ExecRequest } from '@cli-mcp/agent-client';
+import { AGENT_MAX_BODY_BYTES, clampTimeout, type ExecRequest } from '@cli-mcp/agent-client';
 import { chosenFieldsLogger } from '@cli-mcp/common';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Inject, Injectable } from '@nestjs/common';
@@ -13,7 +13,6 @@ import { parseBashArguments } from './bash-arguments.js';
 import { startProgress, type ProgressToken, type SendProgress } from './progress-reporter.js';
 import { renderResult } from './render/render-result.js';
 import { RunningCalls } from './running-calls.js';
-import { clampTimeout } from './timeout.js';
 
 /** Largest command accepted (UTF-8 bytes): the agent's body limit (C-AG-1), checked here to give a clear error. */
 export const MAX_COMMAND_BYTES = AGENT_MAX_BODY_BYTES;

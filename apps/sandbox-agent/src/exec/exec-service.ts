@@ -1,4 +1,4 @@
-import { AGENT_OUTPUT_PEEK_BYTES, type CancelResponse, type OutputResponse } from '@cli-mcp/agent-client';
+import { AGENT_OUTPUT_PEEK_BYTES, clampTimeout, type CancelResponse, type OutputResponse } from '@cli-mcp/agent-client';
 import type { AgentConfig } from '../config/agent-config.js';
 import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 import type { ExecInput } from '../http/request-bodies.js';
@@ -9,10 +9,9 @@ import { cancelledBeforeStart } from '../shell/command-result.js';
 import type { ShellEngine } from '../shell/shell-engine.js';
 import { ExecQueue, type ExecTicket } from './exec-queue.js';
 
-/** Timeout rule (C-MCP-3, Go §9.5): absent, null or ≤ 0 → default; above the max → max. Fractions are kept. */
+/** The wire's one timeout rule (libs/agent-client `clampTimeout`, C-MCP-3), in milliseconds; fractions are kept. */
 export function effectiveTimeoutMs(timeout: number | undefined, defaultSeconds: number, maxSeconds: number): number {
-  const seconds = timeout === undefined || timeout <= 0 ? defaultSeconds : Math.min(timeout, maxSeconds);
-  return Math.round(seconds * 1000);
+  return Math.round(clampTimeout(timeout, { defaultSeconds, maxSeconds }) * 1000);
 }
 
 /** What the HTTP layer calls: clamps the timeout and hands the command to the one-at-a-time queue (C-AG-9). */
