@@ -66,7 +66,7 @@ export interface SandboxBackend {
    */
   onSandboxGone?(listener: (sessionId: string) => void): void;
   /** Deletes the session's sandbox(es) and secret; idempotent (C-HTTP-1, C-K8S-8). */
-  release(sessionId: string, signal: AbortSignal): Promise<void>;
+  end(sessionId: string, signal: AbortSignal): Promise<void>;
   /**
    * Throws a SessionError when the backend cannot create sandboxes (C-HTTP-2); may report details for `/health`
    * (local: the isolation and network in force and any warning about them, C-SEC-4).

@@ -374,19 +374,19 @@ describe(SessionManager.name, () => {
   });
 
   describe('end (C-HTTP-1)', () => {
-    it('clears the cache and releases; idempotent', async () => {
+    it('clears the cache and ends the sandbox; idempotent', async () => {
       f.acquireReturns(handle('s1'));
       f.agent.on('exec', async () => execResponse());
-      f.backend.on('release', async () => undefined);
+      f.backend.on('end', async () => undefined);
       await f.manager.execute('s1', request, never());
       await f.manager.end('s1', never());
       await f.manager.end('s1', never());
       expect(f.manager.cachedSessions).toBe(0);
-      expect(f.backend.callsOf('release').map((c) => c[0])).toEqual(['s1', 's1']);
+      expect(f.backend.callsOf('end').map((c) => c[0])).toEqual(['s1', 's1']);
     });
 
     it('wraps a backend failure', async () => {
-      f.backend.on('release', async () => {
+      f.backend.on('end', async () => {
         throw new Error('kill EPERM');
       });
       await expect(f.manager.end('s1', never())).rejects.toMatchObject({

@@ -164,11 +164,11 @@ export class SessionManager {
     assertValidSessionId(sessionId);
     this.cache.delete(sessionId);
     try {
-      await this.backend.release(sessionId, signal);
+      await this.backend.end(sessionId, signal);
     } catch (error) {
       throw toSessionError(error, signal, 'end session');
     } finally {
-      // An acquisition that finished during the release must not leave a stale entry behind.
+      // An acquisition that finished during the end must not leave a stale entry behind.
       this.cache.delete(sessionId);
     }
   }

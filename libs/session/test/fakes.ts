@@ -39,7 +39,7 @@ interface BackendMethods extends Record<string, AnyFn> {
   find: SandboxBackend['find'];
   reassign: SandboxBackend['reassign'];
   touch: SandboxBackend['touch'];
-  release: SandboxBackend['release'];
+  end: SandboxBackend['end'];
   checkHealth: SandboxBackend['checkHealth'];
   shutdown: SandboxBackend['shutdown'];
   beginCommand: (handle: SandboxHandle) => () => void;
@@ -59,8 +59,8 @@ export class StrictBackend extends Strict<BackendMethods> implements SandboxBack
   touch(handle: SandboxHandle): void {
     this.invoke('touch', [handle]);
   }
-  release(sessionId: string, signal: AbortSignal): Promise<void> {
-    return this.async('release', [sessionId, signal]);
+  end(sessionId: string, signal: AbortSignal): Promise<void> {
+    return this.async('end', [sessionId, signal]);
   }
   checkHealth(signal: AbortSignal): Promise<BackendHealth | void> {
     return this.async('checkHealth', [signal]);

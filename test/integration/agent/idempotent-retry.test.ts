@@ -63,7 +63,7 @@ function oneSandbox(agentUrl: string): SandboxBackend {
     find: async (sessionId) => sandbox(sessionId),
     reassign: async () => undefined,
     touch: () => undefined,
-    release: async () => undefined,
+    end: async () => undefined,
     checkHealth: async () => undefined,
     shutdown: async () => undefined,
   };

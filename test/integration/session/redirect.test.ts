@@ -76,7 +76,7 @@ describe.skipIf(skip !== undefined)('no path a bubblewrap sandbox can change lea
     // The agent reads and prunes its outputs folder while it works; then DELETE removes the workspace.
     const read = await stack.run('s-links', 'cat /workspace/hard-ws; echo; ls /workspace/.cli-mcp | grep -c link; cat /workspace/file-link 2>&1 | head -c 40');
     expect(read.response.stdout).toMatch(/^host file\n2\ncat: \/workspace\/file-link: No such file/);
-    await stack.backend.release('s-links');
+    await stack.backend.end('s-links');
     expect(existsSync(dir)).toBe(false);
     expect(await readFile(join(host, 'secret.txt'), 'utf8')).toBe('host file');
     expect(statSync(join(host, 'secret.txt')).nlink).toBe(1);

@@ -145,7 +145,7 @@ describe(`${KubernetesBackend.name} create`, () => {
     f.api.on('deleteSecret', async () => undefined);
     const acquiring = f.sut.acquire(SESSION, new AbortController().signal).catch((e: unknown) => e);
     await flush();
-    await f.sut.release(SESSION, new AbortController().signal);
+    await f.sut.end(SESSION, new AbortController().signal);
     expect(await acquiring).toMatchObject({ code: SessionErrorCode.SandboxUnavailable, message: 'resolve pod: the session was ended while its sandbox was being prepared' });
     // Deleted by the failed wait's cleanup, and again by the post-abort sweep (a write may have landed late).
     expect(new Set(f.api.callsOf('deletePod').map(([name]) => name))).toEqual(new Set([POD]));
@@ -221,7 +221,7 @@ describe(`${KubernetesBackend.name} recreate notice`, () => {
     f.api.on('deletePod', async () => undefined);
     f.api.on('deleteSecret', async () => undefined);
     await f.sut.acquire(SESSION, new AbortController().signal);
-    await f.sut.release(SESSION, new AbortController().signal);
+    await f.sut.end(SESSION, new AbortController().signal);
     pods = [pod({ name: 'second', session: SESSION, uid: 'uid-2' })];
     expect(await f.sut.acquire(SESSION, new AbortController().signal)).toMatchObject({ recreated: false });
     expect(f.api.unexpected).toEqual([]);

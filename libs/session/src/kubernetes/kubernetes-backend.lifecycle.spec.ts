@@ -88,7 +88,7 @@ describe(`${KubernetesBackend.name}.release (TestCleanupSession)`, () => {
     f.api.on('listPods', listFrom(() => pods));
     f.api.on('deletePod', async () => undefined);
     f.api.on('deleteSecret', async () => undefined);
-    await f.sut.release(SESSION, new AbortController().signal);
+    await f.sut.end(SESSION, new AbortController().signal);
     expect(f.api.callsOf('listPods').map(([q]) => q.labelSelector)).toEqual([ASSIGNED]);
     expect(f.api.callsOf('deletePod').map(([n]) => n).sort()).toEqual(['p1', 'p2']);
     expect(f.api.callsOf('deleteSecret').map(([n]) => n)).toEqual([authSecretName('oc', SESSION)]);
@@ -104,8 +104,8 @@ describe(`${KubernetesBackend.name}.release (TestCleanupSession)`, () => {
     f.api.on('deleteSecret', async () => {
       throw kubeErrors.notFound('secrets "x"');
     });
-    await expect(f.sut.release(SESSION, new AbortController().signal)).resolves.toBeUndefined();
-    await expect(f.sut.release(SESSION, new AbortController().signal)).resolves.toBeUndefined();
+    await expect(f.sut.end(SESSION, new AbortController().signal)).resolves.toBeUndefined();
+    await expect(f.sut.end(SESSION, new AbortController().signal)).resolves.toBeUndefined();
   });
 
   it('collects partial failures into one error (Go joined errors); a list failure deletes nothing', async () => {
@@ -117,7 +117,7 @@ describe(`${KubernetesBackend.name}.release (TestCleanupSession)`, () => {
     f.api.on('deleteSecret', async () => {
       throw kubeErrors.internal();
     });
-    const error = await f.sut.release(SESSION, new AbortController().signal).catch((e: unknown) => e);
+    const error = await f.sut.end(SESSION, new AbortController().signal).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SessionError);
     expect((error as Error).message).toBe(
       `delete pod p1: Internal error occurred: injected fault; delete secret ${authSecretName('oc', SESSION)}: Internal error occurred: injected fault`,
@@ -127,7 +127,7 @@ describe(`${KubernetesBackend.name}.release (TestCleanupSession)`, () => {
     f.api.on('listPods', async () => {
       throw kubeErrors.refused();
     });
-    await expect(f.sut.release(SESSION, new AbortController().signal)).rejects.toMatchObject({ message: expect.stringMatching(/^list pods for cleanup: /) });
+    await expect(f.sut.end(SESSION, new AbortController().signal)).rejects.toMatchObject({ message: expect.stringMatching(/^list pods for cleanup: /) });
   });
 });
 

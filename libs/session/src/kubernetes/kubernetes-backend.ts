@@ -176,7 +176,7 @@ export class KubernetesBackend implements SandboxBackend {
    * Secret names are derived from (instance, session) and collision-free across instances (C-K8S-2), so the
    * name alone proves ownership — no `secrets get` needed (C-K8S-10). NotFound is success; idempotent.
    */
-  async release(sessionId: string, signal: AbortSignal): Promise<void> {
+  async end(sessionId: string, signal: AbortSignal): Promise<void> {
     for (const controller of this.acquiring.get(sessionId) ?? []) controller.abort('released' satisfies AbortCause);
     this.toucher.forget(sessionId);
     this.handedOut.delete(sessionId);

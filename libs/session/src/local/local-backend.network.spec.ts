@@ -57,7 +57,7 @@ describe('LocalBackend with --local-network none', () => {
     const { backend } = make();
     await backend.acquire('s1', never());
     const [socket] = readdirSync(join(dir, 'sockets'));
-    await backend.release('s1');
+    await backend.end('s1');
     await expect.poll(() => existsSync(join(dir, 'sockets', socket!))).toBe(false);
   });
 

@@ -59,7 +59,7 @@ describe(`${LocalBackend.name} posture`, () => {
       expect(handle.agentUrl).toBe('unix:/state/sockets/0.sock');
       const child = launcher.launched[0]!;
       expect(attacher.attached).toMatchObject([{ pid: child.pid + 100_000, closed: false }]);
-      await backend.release('s1');
+      await backend.end('s1');
       await flush();
       expect(attacher.attached[0]!.closed).toBe(true);
     });

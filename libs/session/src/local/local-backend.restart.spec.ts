@@ -51,7 +51,7 @@ describe(`${LocalBackend.name}: sessions an earlier server left (issue 22)`, () 
     const { backend, workspaces } = make();
     await backend.acquire('s1', never());
     await backend.acquire('s2', never());
-    await backend.release('s2');
+    await backend.end('s2');
     await backend.shutdown();
     expect([...workspaces.sessions.keys()]).toEqual(['s1']);
   });

@@ -51,7 +51,7 @@ describe(LocalBackend.name, () => {
       const error = (await backend.acquire('s3', never()).catch((e: unknown) => e)) as SessionError;
       expect(error.code).toBe(SessionErrorCode.CapacityExhausted);
       expect(error.message).toBe('maximum number of sessions (2) reached: end one with DELETE /sessions/{id} or raise --max-sessions');
-      await backend.release('s1');
+      await backend.end('s1');
       await expect(backend.acquire('s3', never())).resolves.toMatchObject({ path: 'create' });
     });
 
@@ -76,7 +76,7 @@ describe(LocalBackend.name, () => {
       await backend.acquire('s2', never());
       launcher.launched[0]!.crash();
       await flush();
-      await backend.release('s2');
+      await backend.end('s2');
       expect(gone).toEqual(['s1', 's2']);
     });
 
@@ -174,10 +174,10 @@ describe(LocalBackend.name, () => {
 
     it('release stops the agent (SIGTERM) and deletes the workspace; idempotent', async () => {
       const { backend, launcher, workspaces } = make();
-      await backend.release('s0');
+      await backend.end('s0');
       await backend.acquire('s1', never());
-      await backend.release('s1');
-      await backend.release('s1');
+      await backend.end('s1');
+      await backend.end('s1');
       expect(launcher.launched[0]!.signals).toEqual(['SIGTERM']);
       expect(workspaces.sessions.size).toBe(0);
       expect((await backend.acquire('s1', never())).recreated).toBe(false);
@@ -187,7 +187,7 @@ describe(LocalBackend.name, () => {
       const { backend, launcher, clock } = make({ stopGraceMs: 5000 });
       await backend.acquire('s1', never());
       launcher.launched[0]!.exitsOnTerm = false;
-      const released = backend.release('s1');
+      const released = backend.end('s1');
       await flush();
       expect(launcher.launched[0]!.signals).toEqual(['SIGTERM']);
       clock.advance(5000);

@@ -136,10 +136,10 @@ export class LocalBackend implements SandboxBackend {
   }
 
   /** Kills the session's agent and deletes its workspace (ephemeral sandbox); unknown sessions are a no-op. */
-  async release(sessionId: string): Promise<void> {
+  async end(sessionId: string): Promise<void> {
     if (!this.starting) return;
     await this.start();
-    await this.locks.run(sessionId, () => this.sessions.destroy(sessionId, false));
+    await this.locks.run(sessionId, () => this.sessions.end(sessionId, false));
   }
 
   /** Fails (503) when sandboxes cannot start; reports the isolation actually in force either way (C-SEC-4). */
@@ -185,7 +185,7 @@ export class LocalBackend implements SandboxBackend {
         // Activity after the timer fired re-tracked the session: it is not idle any more.
         if (this.stopping || this.reaper.has(sessionId) || !this.sessions.has(sessionId)) return;
         this.logger.info('releasing an idle session', { sessionId });
-        await this.sessions.destroy(sessionId, true);
+        await this.sessions.end(sessionId, true);
       })
       .catch((error: unknown) => this.logger.warn('releasing an idle session failed', { sessionId, error: messageOf(error) }));
   }

@@ -95,7 +95,7 @@ export class LocalSessions {
   }
 
   /** Stops the session's agent and deletes its workspace; `lostState`: reaped (its next use is "recreated"). */
-  async destroy(sessionId: string, lostState: boolean): Promise<void> {
+  async end(sessionId: string, lostState: boolean): Promise<void> {
     const entry = this.entries.get(sessionId);
     this.entries.delete(sessionId);
     this.deps.reaper.forget(sessionId);
