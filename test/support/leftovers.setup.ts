@@ -22,6 +22,9 @@ chmodSync(tmp, 0o1777);
 const marker = `${MARKER_NAME}=${randomUUID()}`;
 const previousTmp = process.env['TMPDIR'];
 process.env['TMPDIR'] = tmp;
+// npm (on Node 22+) turns on Node's compile cache, kept in `<tmpdir>/node-compile-cache`: off for what tests run,
+// so no test leaves it and no process under test behaves differently for a cache another file filled.
+process.env['NODE_DISABLE_COMPILE_CACHE'] = '1';
 process.env[MARKER_NAME] = marker.slice(MARKER_NAME.length + 1);
 
 afterAll(async () => {

@@ -1,23 +1,40 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readRecipe, REPO_ROOT } from '../ship/support/image-harness.js';
 import { isAlive, processRef } from '@cli-mcp/testing';
 import { AGENT_BIN, AGENT_MAIN, assertBuilt, startAgent, stopAllAgents, waitFor } from './agent-harness.js';
 
 /** The Node built-in modules a started agent loaded, by `entry` (argv after `node`), read at its exit. */
-async function modulesLoadedBy(entry: string[]): Promise<string[]> {
+interface LoadProbe {
+  /** `process.mainModule.filename`: set when the entry runs as CommonJS, absent for an ES-module entry. */
+  main: string | undefined;
+  modules: string[];
+}
+
+/** A preload that records, at exit, how the entry was run and which of Node's internal modules were loaded. */
+function writeProbe(dir: string): { probe: string; read: () => LoadProbe } {
+  const probe = join(dir, 'probe.cjs');
+  const out = join(dir, 'probe.json');
+  writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, JSON.stringify({ main: process.mainModule?.filename, modules: process.moduleLoadList })));\n`);
+  return { probe, read: () => JSON.parse(readFileSync(out, 'utf8')) as LoadProbe };
+}
+
+async function loadedBy(entry: string[]): Promise<{ agent: LoadProbe; plain: LoadProbe }> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-modules-'));
   try {
-    const probe = join(dir, 'probe.cjs');
-    const out = join(dir, 'modules.txt');
-    writeFileSync(probe, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));\n`);
+    const { probe, read } = writeProbe(dir);
     const agent = await startAgent({ argv: ['--require', probe, ...entry] });
     expect((await agent.exec('echo up')).stdout).toBe('up');
     await agent.stop(false);
-    return readFileSync(out, 'utf8').split('\n');
+    const seen = read();
+    // What this Node loads for any CommonJS script (Node 24 loads its ES-module loader at bootstrap already).
+    const plain = join(dir, 'plain.cjs');
+    writeFileSync(plain, '\n');
+    execFileSync(process.execPath, ['--require', probe, plain]);
+    return { agent: seen, plain: read() };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -106,9 +123,13 @@ describe('sandbox-agent: process lifecycle', () => {
     ['bin/sandbox-agent.cjs', () => [AGENT_BIN]],
     ["the sandbox image's ENTRYPOINT", () => readRecipe('sandbox').at(-1)!.entrypoint!.slice(1).map((arg) => arg.replace(/^\/opt\/sandbox-agent\//, `${REPO_ROOT}/`))],
   ] as const)('%s starts the bundle without loading the ES-module loader', async (_, entry) => {
-    const modules = await modulesLoadedBy(entry());
-    expect(modules).toContain('NativeModule internal/modules/cjs/loader');
-    expect(modules.filter((name) => name.startsWith('NativeModule internal/modules/esm/loader'))).toEqual([]);
+    const argv = entry();
+    const { agent, plain } = await loadedBy(argv);
+    // The entry itself runs as CommonJS (an ES-module entry leaves process.mainModule unset) ...
+    expect(agent.main).toBe(resolve(argv.find((arg) => !arg.startsWith('-'))!));
+    // ... so the ES-module loader is not loaded beyond what this Node loads for any CommonJS script.
+    const esmLoader = (probe: LoadProbe): string[] => probe.modules.filter((name) => name.startsWith('NativeModule internal/modules/esm/loader'));
+    expect(esmLoader(agent)).toEqual(esmLoader(plain));
   });
 
   it('logs a structured listening record with the URL', async () => {
