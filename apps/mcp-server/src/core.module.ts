@@ -6,6 +6,7 @@ import { ShutdownCoordinator } from './lifecycle/shutdown-coordinator.js';
 import { BashToolService } from './mcp/bash-tool.service.js';
 import { EagerAcquisition } from './mcp/eager-acquisition.js';
 import { McpServerFactory } from './mcp/mcp-server.factory.js';
+import { McpSurface } from './mcp/mcp-surface.js';
 import { ModernServerFactory } from './mcp/modern-server.factory.js';
 import { RunningCalls } from './mcp/running-calls.js';
 import { MetricsService } from './metrics/metrics.service.js';
@@ -29,7 +30,7 @@ class SessionShutdown implements OnApplicationShutdown {
   }
 }
 
-const SHARED = [MetricsService, RunningCalls, BashToolService, EagerAcquisition, McpServerFactory, ModernServerFactory, ShutdownCoordinator];
+const SHARED = [MetricsService, RunningCalls, BashToolService, EagerAcquisition, McpSurface, McpServerFactory, ModernServerFactory, ShutdownCoordinator];
 
 /** Providers both transports share: configuration, logger, metrics, the session port and the MCP layer. */
 @Module({})

@@ -5,7 +5,7 @@ import { PinoLoggerService } from '@cli-mcp/common';
 import type { AppOptions } from './core.module.js';
 import { ShutdownCoordinator } from './lifecycle/shutdown-coordinator.js';
 import { onShutdownSignals } from './lifecycle/signals.js';
-import { EagerAcquisition } from './mcp/eager-acquisition.js';
+import { McpSurface } from './mcp/mcp-surface.js';
 import { ModernServerFactory } from './mcp/modern-server.factory.js';
 import type { SessionService } from './sessions/session-service.port.js';
 import { StdioAppModule } from './stdio.module.js';
@@ -24,14 +24,14 @@ export async function runStdioServer(options: AppOptions): Promise<void> {
     logger: new PinoLoggerService(logger.child({ component: 'nest' })),
   });
   const factory = app.get(ModernServerFactory);
-  const eager = app.get(EagerAcquisition);
+  const surface = app.get(McpSurface);
   const coordinator = app.get(ShutdownCoordinator);
   const sessions = app.get<SessionService>(SESSION_SERVICE);
   const sessionId = config.stdioSessionId;
   // Both eras (C-MCP-12): the SDK's serveStdio decides the connection's era from its opening exchange and pins one
   // server from the factory; the opening starts the sandbox (C-MCP-13).
   const server = serveStdio(({ era }) => {
-    eager.noticeRequest(sessionId, era === 'legacy' ? 'initialize' : 'server/discover');
+    surface.noticeProtocolRequest(sessionId, era === 'legacy' ? 'initialize' : 'server/discover');
     return factory.create(sessionId, era);
   }, { onerror: (error) => logger.debug({ err: error.message }, 'mcp stdio error') });
   logger.info({ transport: 'stdio', session_id: sessionId, version: config.version }, 'serving on stdio');

@@ -1,8 +1,8 @@
 import { Controller, Delete, Get, Patch, Post, Put, Req, Res } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { EagerAcquisition } from '../mcp/eager-acquisition.js';
 import { McpServerFactory } from '../mcp/mcp-server.factory.js';
+import { McpSurface } from '../mcp/mcp-surface.js';
 import { ModernServerFactory } from '../mcp/modern-server.factory.js';
 import { jsonRpcErrorBody } from './boundary/access-policy.js';
 import { newClientId } from './client-id.js';
@@ -20,7 +20,7 @@ export class McpController {
   constructor(
     private readonly factory: McpServerFactory,
     private readonly modern: ModernServerFactory,
-    private readonly eager: EagerAcquisition,
+    private readonly surface: McpSurface,
   ) {}
 
   @Post()
@@ -32,7 +32,7 @@ export class McpController {
     if (!isLegacyPost(request.headers, request.body)) {
       // MCP 2026-07-28 (C-MCP-12): the SDK's own stateless handler. Requests before a command start the sandbox.
       const method = requestMethodOf(request.body);
-      if (method) this.eager.noticeRequest(sessionId, method);
+      if (method) this.surface.noticeProtocolRequest(sessionId, method);
       await this.modern.serve(webRequestOf(url, request.headers, reply.raw), request.body, reply.raw, method);
       return;
     }

@@ -1,5 +1,6 @@
 import type { ExecResponse } from '@cli-mcp/agent-client';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolConfig } from '../config/server-config.js';
 
 export const BASH_TOOL_NAME = 'bash';
 
@@ -20,9 +21,12 @@ const text = (description: string): Record<string, unknown> => ({ type: 'string'
 
 /**
  * The one tool (C-MCP-2). The description keeps the Go wording's meaning (Go §2.2) and adds what a model needs
- * to use it well: persistence, /workspace, timeouts and where long output goes.
+ * to use it well: persistence, /workspace, timeouts, the yield (C-MCP-11) and where long output goes. It takes the
+ * validated tool settings whole, so no path can build it with a setting left out (issue 19).
  */
-export function bashToolDefinition(defaultTimeoutSeconds: number, maxTimeoutSeconds: number, yieldAfterSeconds = 0): Tool {
+export function bashToolDefinition(settings: Pick<ToolConfig, 'defaultTimeoutSeconds' | 'maxTimeoutSeconds' | 'yieldAfterMs'>): Tool {
+  const { defaultTimeoutSeconds, maxTimeoutSeconds } = settings;
+  const yieldAfterSeconds = settings.yieldAfterMs / 1000;
   return {
     name: BASH_TOOL_NAME,
     title: 'Bash (persistent sandbox shell)',

@@ -9,6 +9,7 @@ import { BashToolService } from './bash-tool.service.js';
 import { EagerAcquisition } from './eager-acquisition.js';
 import { agentRequestId } from './agent-request-id.js';
 import { McpServerFactory, type McpRequestContext } from './mcp-server.factory.js';
+import { McpSurface } from './mcp-surface.js';
 import { RunningCalls } from './running-calls.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -19,7 +20,8 @@ function setup(config = testConfig()) {
   const metrics = new MetricsService();
   const { logger } = memoryLogger();
   const bash = new BashToolService(sessions, config, logger, running);
-  const sut = new McpServerFactory(config, sessions, logger, bash, running, metrics, new EagerAcquisition(config, sessions, logger));
+  const surface = new McpSurface(config, sessions, logger, metrics, new EagerAcquisition(config, sessions, logger), running, bash);
+  const sut = new McpServerFactory(surface, logger);
   const connect = async (context: McpRequestContext): Promise<Client> => {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const server = sut.create(context);

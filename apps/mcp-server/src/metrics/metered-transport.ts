@@ -22,7 +22,7 @@ export class MeteredTransport implements Transport {
 
   constructor(
     private readonly inner: Transport,
-    private readonly metrics: McpMetrics,
+    private readonly metrics: Pick<McpMetrics, 'observe'>,
     /** Sees the method of every request received (eager acquisition, C-MCP-13). */
     private readonly onRequest: (method: string) => void = () => undefined,
     private readonly now: () => number = () => performance.now(),
