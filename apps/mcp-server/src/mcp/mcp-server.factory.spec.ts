@@ -3,24 +3,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { execResult, memoryLogger, StrictSessionService, testConfig } from '../../test/fakes.js';
-import { MetricsService } from '../metrics/metrics.service.js';
-import { BashToolService } from './bash-tool.service.js';
-import { EagerAcquisition } from './eager-acquisition.js';
+import { execResult, testConfig } from '../../test/fakes.js';
+import { testSurface } from '../../test/surface.js';
 import { agentRequestId } from './agent-request-id.js';
 import { McpServerFactory, type McpRequestContext } from './mcp-server.factory.js';
-import { McpSurface } from './mcp-surface.js';
-import { RunningCalls } from './running-calls.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 
 function setup(config = testConfig()) {
-  const sessions = new StrictSessionService();
-  const running = new RunningCalls();
-  const metrics = new MetricsService();
-  const { logger } = memoryLogger();
-  const bash = new BashToolService(sessions, config, logger, running);
-  const surface = new McpSurface(config, sessions, logger, metrics, new EagerAcquisition(config, sessions, logger), running, bash);
+  const { surface, sessions, running, metrics, logger } = testSurface(config);
   const sut = new McpServerFactory(surface, logger);
   const connect = async (context: McpRequestContext): Promise<Client> => {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

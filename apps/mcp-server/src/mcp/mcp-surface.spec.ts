@@ -1,19 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { memoryLogger, StrictSessionService, testConfig } from '../../test/fakes.js';
-import { MetricsService } from '../metrics/metrics.service.js';
-import { BashToolService } from './bash-tool.service.js';
-import { EagerAcquisition } from './eager-acquisition.js';
+import { testConfig } from '../../test/fakes.js';
+import { testSurface } from '../../test/surface.js';
 import { McpSurface } from './mcp-surface.js';
 import { ProtocolError } from './protocol-error.js';
-import { RunningCalls } from './running-calls.js';
 
 function setup(config = testConfig()) {
-  const sessions = new StrictSessionService();
-  const running = new RunningCalls();
-  const metrics = new MetricsService();
-  const { logger } = memoryLogger();
-  const bash = new BashToolService(sessions, config, logger, running);
-  const sut = new McpSurface(config, sessions, logger, metrics, new EagerAcquisition(config, sessions, logger), running, bash);
+  const { surface: sut, sessions, metrics } = testSurface(config);
   const count = async (labels: string): Promise<string | undefined> =>
     (await metrics.render()).split('\n').find((line) => line.startsWith(`mcp_calls_total{server="cli-mcp-server",${labels}}`));
   return { sut, sessions, count };
