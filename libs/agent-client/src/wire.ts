@@ -110,6 +110,33 @@ export interface ExecResponse {
   job_pid?: number;
   /** Why the command could not be detached (`yield_mode: 'shell'`). */
   yield_reason?: string;
+  /**
+   * C-MCP-15: background jobs of the session shell (made by a yield or started with `&`), and commands that held the
+   * shell past their yield point, that ended since the previous result; each is reported once, in the first result
+   * after its end. Absent when none ended.
+   */
+  ended_jobs?: EndedJob[];
+}
+
+/** One ended job or held command (C-MCP-15), see ExecResponse.ended_jobs. */
+export interface EndedJob {
+  /** Bash job spec (`%1`); absent for a command that held the shell (yield_mode `shell`). */
+  job?: string;
+  /** The job's last process (its status is the job's). */
+  pid?: number;
+  /** Exit status, 128 + N when a signal ended it (bash's own convention). */
+  exit_code: number;
+  /** bash's words for a signal death (`Killed`, `Terminated`…), absent for a normal exit. */
+  signal?: string;
+  /** From when it started (the command that made the job) to when the agent saw it end. */
+  duration_ms: number;
+  stdout_file?: string;
+  stderr_file?: string;
+  /** A held command's output after its yield point (its end, when long; all of it is in the files). */
+  stdout?: string;
+  stderr?: string;
+  /** The jobs a held `wait` waited for (`%1`, or `all jobs`). */
+  waited_for?: string;
 }
 
 /** `POST /assign` body (C-AG-2). */

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { CommandBodyFile } from './command-body.js';
 import { bodyFileLine, SHELL_SETUP, type CommandChunk } from './command-script.js';
 import { OutputChannel, type StreamName, type StreamReceiver } from './output-channel.js';
@@ -56,7 +57,12 @@ export class BashProcess {
     // A write after bash died fails with EPIPE; the exit event reports the death.
     this.child.stdin.on('error', () => undefined);
     this.channel = new OutputChannel({ stdout: this.child.stdout, stderr: this.child.stderr }, idle);
-    this.child.stdin.write(SHELL_SETUP + bodyFileLine(this.body.path));
+    this.child.stdin.write(SHELL_SETUP + bodyFileLine(this.body.path, this.jobsPath));
+  }
+
+  /** Where the shell's tail appends `jobs -l` (C-MCP-15, command-script.ts JOBS_LISTING), next to the body file. */
+  get jobsPath(): string {
+    return `${this.body.path}.jobs`;
   }
 
   get isAlive(): boolean {
@@ -149,6 +155,7 @@ export class BashProcess {
     this.channel.destroy();
     this.child.stdin.destroy();
     this.body.remove();
+    rmSync(this.jobsPath, { force: true });
     this.children.close();
   }
 }

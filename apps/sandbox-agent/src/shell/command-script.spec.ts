@@ -12,7 +12,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function runInBash(line: string, body: string): { stdout: string; stderr: string } {
   const path = join(dir, 'body');
   writeFileSync(path, body);
-  const run = spawnSync('bash', ['--norc', '--noprofile'], { input: SHELL_SETUP + bodyFileLine(path) + line });
+  const run = spawnSync('bash', ['--norc', '--noprofile'], { input: SHELL_SETUP + bodyFileLine(path, join(dir, 'jobs')) + line });
   return { stdout: run.stdout.toString('latin1'), stderr: run.stderr.toString('latin1') };
 }
 

@@ -115,6 +115,38 @@ const COMMAND_TEXT =
   `{ builtin eval "$__climcp_x$__climcp_c"; } ${COMMAND_REDIRECTIONS}; done; ` +
   '__climcp_f "$?"; } >/dev/null 2>&1';
 
+/**
+ * C-MCP-15, jobs the model hears about: the tail appends `jobs -l` to the shell's job file (`$__climcp_R`) when the
+ * body asked for it (`__climcp_J=1`: the agent tracks jobs that may have ended) or when `$!` changed during the
+ * command (a job was started with `&`, or `bg` continued one) — on the common path, one string comparison and
+ * nothing else. `${!:-}` tolerates `set -u` before any job exists. bash forgets a finished job once `jobs` has shown
+ * it, so this listing is the one place its status is read; the agent keeps it (job-ledger.ts). `>>`: a listing
+ * written by an internal command's tail survives until the agent reads the file. A failed redirection (the
+ * directory was removed) must not make the tail return non-zero (`set -e`), hence `|| builtin true`.
+ */
+const JOBS_LISTING =
+  'if [[ -n ${__climcp_J-} || ${!:-} != "${__climcp_k-}" ]]; then __climcp_J=; __climcp_k=${!:-}; ' +
+  'builtin jobs -l >>"$__climcp_R" || builtin true; fi; ' +
+  'if [[ -n ${__climcp_u-} ]]; then __climcp_u=; builtin unset -f wait; fi; ';
+
+/**
+ * C-MCP-15, `wait %N` for a job bash forgot: once `jobs` listed a job's end, bash drops the job (`wait %N` → "no such
+ * job"; a job that was stopped and continued is not in bash's by-pid status list either). The agent keeps each
+ * listed status and sends `__climcp_K[%N]=STATUS` with the next body. Only for a command whose every `wait` is
+ * `wait %N` of such a job (the agent checks: `__climcp_u=1` in the body) the head defines `wait` for that command
+ * and the tail removes it (JOBS_LISTING): `wait %N` then returns the kept status when bash no longer knows `%N`
+ * (`jobs %N` fails), and anything else reaches the builtin unchanged. Narrow on purpose: a stop signal landing in a
+ * function cannot leave the command's list (command-script header), and such a `wait` never blocks. Not installed
+ * over a user's own `wait` function or alias. The logic is `__climcp_wt`, parsed at setup without user aliases; the
+ * head evals only `wait() { __climcp_wt "$@"; }`, after the shape check.
+ */
+const KEPT_WAIT =
+  '__climcp_wt() { if [[ $# -eq 1 && $1 == %[0-9]* && -n ${__climcp_K[$1]-} ]] && ! builtin jobs "$1" >/dev/null 2>&1; ' +
+  'then builtin return "${__climcp_K[$1]}"; fi; builtin wait "$@"; }';
+const INSTALL_KEPT_WAIT =
+  'if [[ -n ${__climcp_u-} ]]; then if [[ -z ${BASH_ALIASES[wait]+x} ]] && ! builtin declare -F wait; then ' +
+  'builtin eval \'wait() { __climcp_wt "$@"; }\'; else __climcp_u=; fi; fi; ';
+
 /** Printed on the command's stderr when the body file did not hold this command (see `__climcp_b`). */
 export const LOST_BODY_NOTICE = '[cli-mcp: the command did not reach the shell (its body file was changed); nothing ran]';
 const LOST_BODY = `builtin printf '%s\\n' ${singleQuote(LOST_BODY_NOTICE)} >&2; builtin false`;
@@ -138,6 +170,8 @@ export const SHELL_SETUP = [
   // Job control (C-MCP-11): every pipeline runs as a job in its own process group, so a command still running at
   // the yield point can be stopped and continued in the background as `%N`.
   'set -m; __climcp_a=1; __climcp_x=',
+  // C-MCP-15: the kept statuses of jobs bash forgot (`__climcp_K[%N]=PID`) and the `wait` that answers them.
+  `builtin declare -A __climcp_K; ${KEPT_WAIT}`,
   `__climcp_p=$'\\x1f__CLIMCP_'; __climcp_T=${singleQuote(STOP_TRAP)}; __climcp_N=${singleQuote(BUILTIN_REMOVED_NOTICE)}`,
   // The fixed text every command line evals (see "One read" above), and the body used when the body file was not
   // the one this line was written for (it was removed or replaced meanwhile): the command fails, nothing hangs.
@@ -154,7 +188,7 @@ export const SHELL_SETUP = [
     '[[ -n ${__climcp_a-} && $__climcp_m != I ]] && builtin shopt -s expand_aliases; ' +
     'case $__climcp_m in [DJW]) case $- in *e*) __climcp_m=S;; *m*) ;; *) __climcp_m=S;; esac; ' +
     'for __climcp_i in "${__climcp_W[@]}"; do if [[ -n ${BASH_ALIASES[$__climcp_i]+x} ]] || builtin declare -F -- "$__climcp_i"; then __climcp_m=S; builtin break; fi; done; ' +
-    `[[ $__climcp_m == J ]] && __climcp_c="( $__climcp_c"$'\\n'")";; I) __climcp_m=S;; esac; ` +
+    `[[ $__climcp_m == J ]] && __climcp_c="( $__climcp_c"$'\\n'")";; I) __climcp_m=S;; esac; ${INSTALL_KEPT_WAIT}` +
     'builtin printf \'%s%sS%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_o"; ' +
     'builtin printf \'%s%sS%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_e"; }',
   // `__climcp_y OUT ERR MARKER` (C-MCP-11): the stopped job keeps the shell's current output streams; the shell moves
@@ -168,7 +202,7 @@ export const SHELL_SETUP = [
   // the next eval; notice; end markers.
   // (The prefix is a line of its own, so `set -v` echoes the user's command as bash reads it, as in a terminal.)
   `__climcp_f() { case $- in *[xv]*) __climcp_x="\\builtin set -\${-//[^xv]/}"$'\\n';; *) __climcp_x=;; esac; ${reset('"$1"')}; ` +
-    '[[ -n $__climcp_x ]] && builtin set +xv; ' +
+    '[[ -n $__climcp_x ]] && builtin set +xv; ' + JOBS_LISTING +
     'if [[ -n ${__climcp_n-} ]]; then __climcp_n=; builtin printf \'%s\\n\' "$__climcp_N" >&"$__climcp_e"; fi; ' +
     'builtin printf \'%s%sE%d\\n\' "$__climcp_p" "$__climcp_g" "$1" >&"$__climcp_o"; ' +
     'builtin printf \'%s%sE\' "$__climcp_p" "$__climcp_g" >&"$__climcp_e"; }',
@@ -212,6 +246,12 @@ export interface ChunkOptions {
   internal?: boolean;
   /** What the yield point may do with the command (C-MCP-11); absent = stays in the shell. */
   shape?: CommandShape;
+  /** The tail lists the shell's jobs (C-MCP-15, JOBS_LISTING): the agent tracks jobs that may have ended. */
+  listJobs?: boolean;
+  /** Jobs bash forgot, by spec, with their kept status (C-MCP-15, KEPT_WAIT). */
+  keptJobs?: ReadonlyArray<readonly [string, number]>;
+  /** Define the kept-status `wait` for this command (KEPT_WAIT). */
+  keptWait?: boolean;
 }
 
 /** The mode byte after a start marker (see `__climcp_b`). */
@@ -235,14 +275,18 @@ export function buildCommandChunk(command: string, nonce: string, options: Chunk
   const words = shape.kind === 'shell' || options.internal ? '' : shape.words.map(singleQuote).join(' ');
   const wordList = mode === 'S' || mode === 'I' ? '' : ` __climcp_W=(${words});`;
   return {
-    body: `__climcp_G=${nonce}; __climcp_m=${mode};${wordList} __climcp_c=${singleQuote(command)}\n`,
+    body: `${options.listJobs ? '__climcp_J=1; ' : ''}${keptLines(options.keptJobs)}${options.keptWait ? '__climcp_u=1; ' : ''}__climcp_G=${nonce}; __climcp_m=${mode};${wordList} __climcp_c=${singleQuote(command)}\n`,
     line: `__climcp_g=${nonce}; builtin eval "$__climcp_P"\n`,
   };
 }
 
-/** The line that sets the shell's body file (after SHELL_SETUP). */
-export function bodyFileLine(path: string): string {
-  return `__climcp_F=${singleQuote(path)}\n`;
+function keptLines(kept: ChunkOptions['keptJobs']): string {
+  return (kept ?? []).map(([spec, pid]) => `__climcp_K[${singleQuote(spec)}]=${pid}; `).join('');
+}
+
+/** The line that sets the shell's body file and its job file (JOBS_LISTING), after SHELL_SETUP. */
+export function bodyFileLine(path: string, jobsPath: string): string {
+  return `__climcp_F=${singleQuote(path)}; __climcp_R=${singleQuote(jobsPath)}\n`;
 }
 
 /** The line that moves the shell to a new output channel and continues the stopped job (`__climcp_y`). */

@@ -5,8 +5,10 @@ import { newNonce, STOP_LIST_SIGNAL } from './command-script.js';
 import { removeBodyDirectory } from './command-body.js';
 import { removeFifoDirectory, type FifoChannel } from './fifo-channel.js';
 import { JobHandoff } from './job-handoff.js';
-import { runningResponse } from './yield-responses.js';
+import { JobLedger } from './job-ledger.js';
+import { heldEnd, onlyKeptWaits, runningResponse, waitTargets } from './yield-responses.js';
 import { BUSY_REASONS, decideAtYield, runsShell } from './yield-point.js';
+import { readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import type { ExecResponse } from '@cli-mcp/agent-client';
@@ -43,6 +45,8 @@ interface PipeContext {
   signal: AbortSignal;
   deadline: number;
   startedAt: number;
+  /** Epoch ms of the start, dating the jobs this command starts (C-MCP-15). */
+  startedEpoch: number;
   respond: EarlyResponder;
 }
 
@@ -64,6 +68,8 @@ export class ShellEngine {
   private readonly spill: SpillStore | undefined;
   private readonly jobs: BackgroundJobs;
   private readonly handoff: JobHandoff;
+  /** The shell's jobs and the ends not reported yet (C-MCP-15). */
+  private readonly ledger = new JobLedger();
   /** Output sinks of the running command (for `/output`); undefined between commands. */
   private live: Record<StreamName, StreamSink> | undefined;
   /** Output file number of the running command, once it has files. */
@@ -96,14 +102,22 @@ export class ShellEngine {
 
   async run(job: EngineJob, signal: AbortSignal, respond: EarlyResponder = () => undefined): Promise<ExecResponse> {
     const startedAt = performance.now();
+    const startedEpoch = Date.now();
     const deadline = Date.now() + job.timeoutMs;
     const supervisor = this.supervisor;
     supervisor.commandRunning = true;
     try {
       let stateReset = supervisor.takeReset();
+      if (stateReset) this.ledger.clear();
       let shell = supervisor.acquire();
-      if (job.tty) return await this.runTty(shell, job, signal, deadline, startedAt, stateReset);
-      const context = { job, signal, deadline, startedAt, respond };
+      if (job.tty) return this.withEnded(await this.runTty(shell, job, signal, deadline, startedAt, stateReset));
+      // The answer at the yield point of a command that keeps the shell; its final result reaches nobody (C-MCP-15).
+      let early: ExecResponse | undefined;
+      const respondEarly = (response: ExecResponse): void => {
+        early = this.withEnded(response);
+        respond(early);
+      };
+      const context = { job, signal, deadline, startedAt, startedEpoch, respond: respondEarly };
       let attempt = await this.runPipe(shell, context, stateReset);
       if (attempt.kind === 'ended' && attempt.end.kind === 'shell-exited' && !attempt.end.started && attempt.stopReason === undefined) {
         // Bash died before the command began (it was killed while idle and we raced its exit): nothing of the
@@ -114,15 +128,21 @@ export class ShellEngine {
         shell = supervisor.acquire();
         attempt = await this.runPipe(shell, context, stateReset);
       }
-      if (attempt.kind === 'detached') return await this.detach(shell, attempt, job, deadline, startedAt, stateReset);
-      if (attempt.end.kind === 'shell-exited') supervisor.retire(shell);
+      if (attempt.kind === 'detached') return this.withEnded(await this.detach(shell, attempt, context, stateReset));
+      if (attempt.end.kind === 'shell-exited') {
+        supervisor.retire(shell);
+        this.ledger.clear();
+      }
       if (attempt.interrupted) {
         // A lone `wait` interrupted at the yield point: the jobs it waited for keep running (C-MCP-11).
-        return { ...this.ended(attempt, startedAt, stateReset), exit_code: RUNNING_EXIT_CODE, running: true, yield_mode: 'waiting' };
+        return this.withEnded({ ...this.ended(attempt, startedAt, stateReset), exit_code: RUNNING_EXIT_CODE, running: true, yield_mode: 'waiting' });
       }
       const response = this.ended(attempt, startedAt, stateReset);
       this.log.debug({ exit_code: response.exit_code, duration_ms: response.duration_ms, stdout_bytes: response.stdout_bytes,
         stderr_bytes: response.stderr_bytes, stop: attempt.stopReason }, 'command finished');
+      if (early === undefined) return this.withEnded(response);
+      // It held the shell past its yield point (C-MCP-15): its end and later output go to the next result.
+      this.ledger.noteHeldEnded(heldEnd(early, response));
       return response;
     } finally {
       supervisor.commandRunning = false;
@@ -142,9 +162,28 @@ export class ShellEngine {
     });
   }
 
+  /** The ends the previous results did not report yet lead this one (C-MCP-15), each reported once. */
+  private withEnded(response: ExecResponse): ExecResponse {
+    const ended = this.ledger.take();
+    return ended === undefined ? response : { ...response, ended_jobs: ended };
+  }
+
+  /** What the tails listed since the last look (command-script.ts JOBS_LISTING); the file is read and removed. */
+  private absorbJobs(shell: BashProcess, startedEpoch: number): void {
+    let listing: string;
+    try {
+      listing = readFileSync(shell.jobsPath, 'utf8');
+    } catch {
+      return; // No tail listed jobs: the common path, one failed open.
+    }
+    rmSync(shell.jobsPath, { force: true });
+    this.ledger.absorb(listing, startedEpoch);
+  }
+
   /** The stopped command becomes job `%N` of the shell; the call answers with its output so far (C-MCP-11). */
-  private async detach(shell: BashProcess, attempt: PipeAttempt & { kind: 'detached' }, job: EngineJob, deadline: number,
-    startedAt: number, stateReset: boolean): Promise<ExecResponse> {
+  private async detach(shell: BashProcess, attempt: PipeAttempt & { kind: 'detached' }, context: PipeContext,
+    stateReset: boolean): Promise<ExecResponse> {
+    const { job, deadline, startedAt } = context;
     const response = runningResponse(attempt.sinks, performance.now() - startedAt, { mode: 'job' }, stateReset);
     const seq = this.liveSeq;
     if (seq !== undefined) this.spill?.pin(seq);
@@ -152,6 +191,8 @@ export class ShellEngine {
       deadline, timeoutSeconds: job.timeoutMs / 1000, onEnd: () => {
         if (seq !== undefined) this.spill?.unpin(seq);
       } });
+    this.ledger.noteDetached(detached.spec, detached.pid, context.startedEpoch,
+      { stdout: response.stdout_file, stderr: response.stderr_file });
     return { ...response, job: detached.spec, job_pid: detached.pid };
   }
 
@@ -186,7 +227,9 @@ export class ShellEngine {
     const command = new PipeCommand(shell, nonce, sinks, this.background);
     // The shape matters only at a yield point (C-MCP-11); without one every command simply runs in the shell.
     const yieldAt = job.yieldAt !== undefined && job.yieldAt < deadline ? job.yieldAt : undefined;
-    command.begin(job.command, nonce, yieldAt === undefined ? {} : { shape: commandShape(job.command) });
+    const jobs = { listJobs: this.ledger.watching, keptJobs: this.ledger.takeKept(),
+      keptWait: onlyKeptWaits(job.command, (spec) => this.ledger.hasKeptStatus(spec)) };
+    command.begin(job.command, nonce, yieldAt === undefined ? jobs : { shape: commandShape(job.command), ...jobs });
 
     let stopReason: StopReason | undefined;
     let stopping: Promise<StopOutcome> | undefined;
@@ -229,7 +272,10 @@ export class ShellEngine {
         return;
       }
       if (action.kind === 'busy') {
-        context.respond(runningResponse(sinks, performance.now() - context.startedAt, { mode: 'shell', reason: action.reason }, stateReset));
+        // A `wait` held in the shell names the jobs it waits for (C-MCP-15).
+        const waited = waitTargets(job.command);
+        context.respond(runningResponse(sinks, performance.now() - context.startedAt,
+          { mode: 'shell', reason: action.reason, ...(waited === undefined ? {} : { job: waited }) }, stateReset));
         return;
       }
       let fifo: FifoChannel;
@@ -253,6 +299,7 @@ export class ShellEngine {
     else signal.addEventListener('abort', onAbort, { once: true });
 
     const end = await command.done;
+    this.absorbJobs(shell, context.startedEpoch);
     clearTimeout(timer);
     clearTimeout(yieldTimer);
     signal.removeEventListener('abort', onAbort);

@@ -1,10 +1,13 @@
-import { RUNNING_EXIT_CODE, type ExecResponse, type YieldMode } from '@cli-mcp/agent-client';
+import { RUNNING_EXIT_CODE, type EndedJob, type ExecResponse, type YieldMode } from '@cli-mcp/agent-client';
 import { buildExecResponse } from './command-result.js';
+import { tokenize, UnsupportedShell } from './shell-lexer.js';
 import type { StreamName } from './output-channel.js';
 import type { StreamSink } from './stream-sink.js';
 
 /** Most characters of a blocking command's latest output quoted in a `queued` answer. */
 const QUOTED_OUTPUT_CHARS = 600;
+/** Most characters of a held command's output after its yield point reported with its end (C-MCP-15). */
+const HELD_OUTPUT_CHARS = 2000;
 
 export interface RunningDetails {
   mode: YieldMode;
@@ -56,4 +59,79 @@ function withDetails(response: ExecResponse, details: RunningDetails): ExecRespo
 
 function lastChars(text: string): string {
   return text.length <= QUOTED_OUTPUT_CHARS ? text : `…${text.slice(text.length - QUOTED_OUTPUT_CHARS)}`;
+}
+
+/**
+ * C-MCP-15: the jobs a command held in the shell waits for — the arguments of its `wait` words (`%1`, a pid), or
+ * `all jobs` for a bare `wait`. Undefined when it has no `wait` in command position (or the lexer cannot read it).
+ */
+export function waitTargets(command: string): string | undefined {
+  let tokens;
+  try {
+    tokens = tokenize(command);
+  } catch (error) {
+    if (error instanceof UnsupportedShell) return undefined;
+    throw error;
+  }
+  const targets: string[] = [];
+  let found = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    const commandPosition = i === 0 || tokens[i - 1]!.kind === 'op';
+    if (token.kind !== 'word' || token.text !== 'wait' || !commandPosition) continue;
+    found = true;
+    for (let j = i + 1; j < tokens.length && tokens[j]!.kind === 'word'; j++) {
+      const arg = tokens[j]!.text;
+      if (!arg.startsWith('-')) targets.push(arg);
+    }
+  }
+  if (!found) return undefined;
+  return targets.length === 0 ? 'all jobs' : [...new Set(targets)].join(' ');
+}
+
+/**
+ * C-MCP-15: whether every `wait` in command position is `wait %N` of a job whose status the shell keeps (`kept`), so
+ * the kept-status `wait` may be defined for the command (command-script.ts KEPT_WAIT). False without such a `wait`.
+ */
+export function onlyKeptWaits(command: string, kept: (spec: string) => boolean): boolean {
+  if (!/\bwait\b/.test(command)) return false;
+  let tokens;
+  try {
+    tokens = tokenize(command);
+  } catch (error) {
+    if (error instanceof UnsupportedShell) return false;
+    throw error;
+  }
+  let found = false;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (token.kind !== 'word' || token.text !== 'wait' || !(i === 0 || tokens[i - 1]!.kind === 'op')) continue;
+    const arg = tokens[i + 1];
+    const after = tokens[i + 2];
+    if (arg?.kind !== 'word' || !/^%\d+$/.test(arg.text) || !kept(arg.text) || (after !== undefined && after.kind !== 'op')) return false;
+    found = true;
+  }
+  return found;
+}
+
+/**
+ * The end of a command that held the shell past its yield point (C-MCP-15), reported at the next result: its status
+ * and the output it produced after the answer at the yield point (`early`), the end of it when long.
+ */
+export function heldEnd(early: ExecResponse, final: ExecResponse): EndedJob {
+  const end: EndedJob = { exit_code: final.exit_code, duration_ms: final.duration_ms };
+  const stdout = afterYield(early.stdout, final.stdout_tail ?? final.stdout, final.stdout_tail !== undefined);
+  const stderr = afterYield(early.stderr, final.stderr_tail ?? final.stderr, final.stderr_tail !== undefined);
+  if (stdout !== '') end.stdout = stdout;
+  if (stderr !== '') end.stderr = stderr;
+  if (final.stdout_file !== undefined) end.stdout_file = final.stdout_file;
+  if (final.stderr_file !== undefined) end.stderr_file = final.stderr_file;
+  if (early.job !== undefined) end.waited_for = early.job;
+  return end;
+}
+
+/** What `final` holds beyond `early`; a tail (`cut`) cannot be lined up with it and is quoted as it is. */
+function afterYield(early: string, final: string, cut: boolean): string {
+  const rest = !cut && final.startsWith(early) ? final.slice(early.length).replace(/^\n/, '') : final;
+  return rest.length <= HELD_OUTPUT_CHARS ? rest : `…${rest.slice(rest.length - HELD_OUTPUT_CHARS)}`;
 }

@@ -11,3 +11,6 @@ export function formatElapsed(ms: number): string {
   const seconds = Math.round((ms - minutes * 60_000) / 1000);
   return seconds === 0 ? `${minutes} min` : `${minutes} min ${seconds} s`;
 }
+
+/** Label of the stderr section of a result (and of a held command's output, C-MCP-15). */
+export const STDERR_LABEL = '--- stderr ---';

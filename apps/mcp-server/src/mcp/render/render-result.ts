@@ -3,11 +3,12 @@ import type { SandboxLoss } from '@cli-mcp/session';
 import type { ResultFormat } from '../../config/server-config.js';
 import type { BashStructuredOutput } from '../bash-tool.definition.js';
 import { fullLength, keepHeadTail, type KeptStream } from './keep-head-tail.js';
-import { formatElapsed, formatSeconds } from './format.js';
+import { endedJobLines } from './ended-jobs.js';
+import { formatElapsed, formatSeconds, STDERR_LABEL } from './format.js';
 import { runningNotices, runningStatus } from './running-notice.js';
 import { streamView, type StreamView } from './stream-view.js';
 
-export { formatElapsed } from './format.js';
+export { formatElapsed, STDERR_LABEL } from './format.js';
 
 export interface RenderInput {
   readonly response: ExecResponse;
@@ -29,7 +30,6 @@ export interface RenderedResult {
   readonly isError: boolean;
 }
 
-export const STDERR_LABEL = '--- stderr ---';
 export const NO_OUTPUT = '(no output)';
 /** Share of the content budget stderr gets when both streams overflow. */
 const STDERR_SHARE = 1 / 3;
@@ -46,11 +46,14 @@ export function renderResult(input: RenderInput): RenderedResult {
   const stdoutView = streamView(response, 'stdout');
   const stderrView = streamView(response, 'stderr');
   const notices = noticesFor(input, stdoutView, stderrView);
+  // C-MCP-15: jobs that ended since the previous result lead the text (and, in the Go JSON format, its stderr).
+  const ended = endedJobLines(response);
   const render = (stdout: KeptStream, stderr: KeptStream): RenderedResult => ({
     text:
       input.format === 'json'
-        ? JSON.stringify({ stdout: stdout.text, stderr: withRunningNotices(stderr.text, response, input), exit_code: response.exit_code, duration_ms: response.duration_ms })
-        : textResult(input, stdout, stderr, [...truncationNotices(stdoutView, stdout, stderrView, stderr), ...notices]),
+        ? JSON.stringify({ stdout: stdout.text, stderr: [...ended, withRunningNotices(stderr.text, response, input)].filter((part) => part !== '').join('\n'),
+          exit_code: response.exit_code, duration_ms: response.duration_ms })
+        : textResult(input, ended, stdout, stderr, [...truncationNotices(stdoutView, stdout, stderrView, stderr), ...notices]),
     structured: structuredOutput(input, stdoutView, stderrView, stdout, stderr),
     // A command that keeps running is a normal result (C-MCP-11), not a failure.
     isError: response.running !== true && response.exit_code !== 0,
@@ -61,7 +64,7 @@ export function renderResult(input: RenderInput): RenderedResult {
   if (whole.text.length <= input.maxChars) return whole;
 
   const chrome =
-    notices.reduce((sum, line) => sum + line.length + 1, 0) +
+    [...ended, ...notices].reduce((sum, line) => sum + line.length + 1, 0) +
     FIXED_CHROME +
     truncationNoticeReserve(stdoutView) +
     truncationNoticeReserve(stderrView);
@@ -86,11 +89,11 @@ function allocate(stdout: StreamView, stderr: StreamView, budget: number): [Kept
   return [keepHeadTail(stdout, outBudget), keepHeadTail(stderr, errBudget)];
 }
 
-function textResult(input: RenderInput, stdout: KeptStream, stderr: KeptStream, notices: string[]): string {
-  const parts: string[] = [];
+function textResult(input: RenderInput, ended: string[], stdout: KeptStream, stderr: KeptStream, notices: string[]): string {
+  const parts: string[] = [...ended];
   if (stdout.text !== '') parts.push(stdout.text);
   if (stderr.text !== '') parts.push(STDERR_LABEL, stderr.text);
-  if (parts.length === 0) parts.push(NO_OUTPUT);
+  if (parts.length === ended.length) parts.push(NO_OUTPUT);
   parts.push(...notices, statusLine(input.response));
   return parts.join('\n');
 }

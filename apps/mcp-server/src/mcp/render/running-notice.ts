@@ -34,9 +34,10 @@ export function runningNotices(response: ExecResponse, timeoutSeconds: number): 
         `Later commands run at once. Follow it with: jobs · wait ${job}${tail} · kill ${job}]`];
     }
     case 'shell':
-      return [`[still running after ${after} in the session shell itself, so it could not become a background job: ` +
+      // C-MCP-15: a held `wait` names what it waits for (the agent sends it as `job`).
+      return [`[still running after ${after} in the session shell itself${response.job === undefined ? '' : ` (waiting for ${response.job})`}, so it could not become a background job: ` +
         `${response.yield_reason ?? 'its shape cannot be detached'}. The shell stays busy until it ends (${limit}); ` +
-        `later calls wait for it and each returns at its own yield point.${files.length > 0 ? ` Output so far: ${files.join(', ')}` : ''}]`];
+        `later calls wait for it and each returns at its own yield point; its end and later output lead the first result after it.${files.length > 0 ? ` Output so far: ${files.join(', ')}` : ''}]`];
     case 'queued':
       return [`[not run: ${response.yield_reason ?? 'an earlier command still holds the session shell'}]`,
         '[run the command again once the earlier one has ended; ending the session (DELETE) stops it]'];

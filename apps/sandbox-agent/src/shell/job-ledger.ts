@@ -1,0 +1,149 @@
+import type { EndedJob } from '@cli-mcp/agent-client';
+
+/** One job of a `jobs -l` listing (`[2]+  4242 Exit 3   cmd`, a pipeline's further processes on lines without `[N]`). */
+export interface JobLine {
+  spec: string;
+  /** The job's first process (what `jobs -l` names it by). */
+  pid: number;
+  /** Its last process: bash's status of the job is this one's, and `wait <lastPid>` answers it after bash forgot the job. */
+  lastPid: number;
+  /** `running` (Running or Stopped) or how it ended. */
+  state: { kind: 'running' } | { kind: 'ended'; exitCode: number; signal?: string };
+}
+
+/** bash's texts for the signals a job commonly dies of (strsignal), for 128 + N. */
+const SIGNAL_NUMBERS: Record<string, number> = {
+  Hangup: 1, Interrupt: 2, Quit: 3, 'Illegal instruction': 4, 'Trace/breakpoint trap': 5, Aborted: 6, 'Bus error': 7,
+  'Floating point exception': 8, Killed: 9, 'User defined signal 1': 10, 'Segmentation fault': 11,
+  'User defined signal 2': 12, 'Broken pipe': 13, 'Alarm clock': 14, Terminated: 15,
+};
+
+/**
+ * Parses what the tail's `jobs -l` wrote (bash 5.2 format: `[N]± PID STATE  COMMAND`, STATE being `Running`,
+ * `Stopped (…)`, `Done`, `Exit N` or a signal's text, maybe with `(core dumped)`; the state column is padded, so its
+ * end is the run of two spaces before the command). A pipeline's later processes follow as `   PID STATE  | cmd`
+ * (their state blank while the job runs); the job's status is its last process's, as bash's `$?` for it.
+ */
+export function parseJobsListing(text: string): JobLine[] {
+  const jobs: JobLine[] = [];
+  for (const line of text.split('\n')) {
+    const head = /^\[(\d+)\][+-]?\s+(\d+)\s+(.*?)(?:\s{2,}|$)/.exec(line);
+    if (head) {
+      const pid = Number(head[2]);
+      jobs.push({ spec: `%${head[1]}`, pid, lastPid: pid, state: parseState(head[3]!.trim()) });
+      continue;
+    }
+    const next = /^\s+(\d+)\s+(?:(\S.*?)\s{2,})?\|/.exec(line);
+    const job = jobs[jobs.length - 1];
+    if (!next || !job) continue;
+    job.lastPid = Number(next[1]);
+    if (next[2] !== undefined) job.state = parseState(next[2].trim());
+  }
+  return jobs;
+}
+
+function parseState(state: string): JobLine['state'] {
+  if (state === 'Running' || state.startsWith('Stopped')) return { kind: 'running' };
+  if (state === 'Done') return { kind: 'ended', exitCode: 0 };
+  const exit = /^Exit (\d+)$/.exec(state);
+  if (exit) return { kind: 'ended', exitCode: Number(exit[1]) };
+  const signal = state.replace(/\s*\(core dumped\)$/, '');
+  return { kind: 'ended', exitCode: 128 + (SIGNAL_NUMBERS[signal] ?? 0), signal: state };
+}
+
+interface Tracked {
+  spec: string;
+  pid: number;
+  /** The pid whose status bash keeps for the job (its last process), once a listing showed it. */
+  lastPid: number;
+  /** Epoch ms. */
+  startedAt: number;
+  files?: { stdout?: string; stderr?: string };
+}
+
+/**
+ * The session shell's jobs the model hears about (C-MCP-15): jobs a yield made (`noteDetached`) or bash listed as
+ * running at a command's end (`absorb`, the tail's `jobs -l`), and the ends not yet reported. `take` hands each end
+ * out once. A job bash forgot without saying how it ended (a user's own `wait` or `jobs` showed it) is dropped: the
+ * model already saw its status there (its status is not known here).
+ */
+export class JobLedger {
+  private readonly tracked = new Map<string, Tracked>();
+  private ended: EndedJob[] = [];
+  /** Listed ends not yet sent to the shell's `__climcp_K` (command-script.ts KEPT_WAIT). */
+  private kept: Array<[string, number]> = [];
+  /** Every kept status by spec, for deciding whether a command needs the kept-status `wait`. */
+  private readonly statuses = new Map<string, number>();
+
+  /** Whether the next command's tail must list the jobs (some job may end). */
+  get watching(): boolean {
+    return this.tracked.size > 0;
+  }
+
+  noteDetached(spec: string, pid: number, startedAt: number, files: { stdout?: string; stderr?: string }): void {
+    this.tracked.set(key(spec, pid), { spec, pid, lastPid: pid, startedAt, files });
+  }
+
+  /** `listing` = what the tails wrote since the last call (called only when a tail wrote one); `commandStartedAt` dates jobs first seen in it. */
+  absorb(listing: string, commandStartedAt: number, now = Date.now()): void {
+    const seen = new Set<string>();
+    for (const line of parseJobsListing(listing)) {
+      const id = key(line.spec, line.pid);
+      seen.add(id);
+      const known = this.tracked.get(id);
+      if (line.state.kind === 'running') {
+        if (known) known.lastPid = line.lastPid;
+        else this.tracked.set(id, { spec: line.spec, pid: line.pid, lastPid: line.lastPid, startedAt: commandStartedAt });
+        continue;
+      }
+      this.tracked.delete(id);
+      this.kept.push([line.spec, line.state.exitCode]);
+      this.statuses.set(line.spec, line.state.exitCode);
+      const started = known?.startedAt ?? commandStartedAt;
+      const end: EndedJob = { job: line.spec, pid: line.lastPid, exit_code: line.state.exitCode, duration_ms: Math.max(0, now - started) };
+      if (line.state.signal !== undefined) end.signal = line.state.signal;
+      if (known?.files?.stdout !== undefined) end.stdout_file = known.files.stdout;
+      if (known?.files?.stderr !== undefined) end.stderr_file = known.files.stderr;
+      this.ended.push(end);
+    }
+    // A listing is the whole table (empty: no jobs): a tracked job missing from it is gone from bash's table.
+    for (const id of this.tracked.keys()) if (!seen.has(id)) this.tracked.delete(id);
+  }
+
+  /** A command that held the shell past its yield point ended (C-MCP-15, the `wait` case). */
+  noteHeldEnded(end: EndedJob): void {
+    this.ended.push(end);
+  }
+
+  /** The ends not reported yet, each handed out once. */
+  take(): EndedJob[] | undefined {
+    if (this.ended.length === 0) return undefined;
+    const out = this.ended;
+    this.ended = [];
+    return out;
+  }
+
+  /** Whether `spec` ended with a listed status the shell keeps. */
+  hasKeptStatus(spec: string): boolean {
+    return this.statuses.has(spec);
+  }
+
+  /** Statuses listed since the last call, to send to the shell; handed out once. */
+  takeKept(): Array<[string, number]> | undefined {
+    if (this.kept.length === 0) return undefined;
+    const out = this.kept;
+    this.kept = [];
+    return out;
+  }
+
+  /** The shell was replaced: its jobs are gone with it (the reset notice says so). */
+  clear(): void {
+    this.tracked.clear();
+    this.kept = [];
+    this.statuses.clear();
+  }
+}
+
+function key(spec: string, pid: number): string {
+  return `${spec}:${pid}`;
+}
