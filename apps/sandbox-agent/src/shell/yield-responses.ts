@@ -1,6 +1,6 @@
 import { RUNNING_EXIT_CODE, type EndedJob, type ExecResponse, type YieldMode } from '@cli-mcp/agent-client';
 import { buildExecResponse } from './command-result.js';
-import { tokenize, UnsupportedShell } from './shell-lexer.js';
+import { tokenize, UnsupportedShell, type Token } from './shell-lexer.js';
 import type { StreamName } from './output-channel.js';
 import type { StreamSink } from './stream-sink.js';
 
@@ -66,13 +66,8 @@ function lastChars(text: string): string {
  * `all jobs` for a bare `wait`. Undefined when it has no `wait` in command position (or the lexer cannot read it).
  */
 export function waitTargets(command: string): string | undefined {
-  let tokens;
-  try {
-    tokens = tokenize(command);
-  } catch (error) {
-    if (error instanceof UnsupportedShell) return undefined;
-    throw error;
-  }
+  const tokens = tokensOf(command);
+  if (tokens === undefined) return undefined;
   const targets: string[] = [];
   let found = false;
   for (let i = 0; i < tokens.length; i++) {
@@ -95,13 +90,8 @@ export function waitTargets(command: string): string | undefined {
  */
 export function onlyKeptWaits(command: string, kept: (spec: string) => boolean): boolean {
   if (!/\bwait\b/.test(command)) return false;
-  let tokens;
-  try {
-    tokens = tokenize(command);
-  } catch (error) {
-    if (error instanceof UnsupportedShell) return false;
-    throw error;
-  }
+  const tokens = tokensOf(command);
+  if (tokens === undefined) return false;
   let found = false;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
@@ -134,4 +124,14 @@ export function heldEnd(early: ExecResponse, final: ExecResponse): EndedJob {
 function afterYield(early: string, final: string, cut: boolean): string {
   const rest = !cut && final.startsWith(early) ? final.slice(early.length).replace(/^\n/, '') : final;
   return rest.length <= HELD_OUTPUT_CHARS ? rest : `…${rest.slice(rest.length - HELD_OUTPUT_CHARS)}`;
+}
+
+/** The command's tokens, or undefined when the conservative lexer cannot read it (then no `wait` is recognised). */
+function tokensOf(command: string): Token[] | undefined {
+  try {
+    return tokenize(command);
+  } catch (error) {
+    if (error instanceof UnsupportedShell) return undefined;
+    throw error;
+  }
 }
