@@ -1,8 +1,7 @@
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, connectStdioClient, eventually, structuredOf, textOf } from './support/mcp-client.js';
-import { assertBuilt, removeDir, tempDir, useHttpServer } from './support/server-process.js';
+import { useHttpServer, useStdioState } from './support/server-process.js';
 
 /**
  * C-MCP-15 through the built server and real SDK clients, on both transports, with a 1 s yield point: the issue's
@@ -57,12 +56,6 @@ describe('jobs the model hears about (C-MCP-15): HTTP', () => {
 });
 
 describe('jobs the model hears about (C-MCP-15): stdio', () => {
-  let dir: string;
-  beforeAll(() => {
-    assertBuilt();
-    dir = tempDir('ended-stdio');
-  });
-  afterAll(() => removeDir(dir));
-
-  endedSuite(() => connectStdioClient(['--session-id', 'ended-stdio', '--state-dir', join(dir, 'state'), ...YIELD_ARGS], 'ended-stdio'));
+  const argv = useStdioState('ended-stdio', YIELD_ARGS);
+  endedSuite(() => connectStdioClient(argv(), 'ended-stdio'));
 });

@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, connectStdioClient, eventually, structuredOf, textOf } from './support/mcp-client.js';
-import { assertBuilt, processesMatching, removeDir, tempDir, useHttpServer } from './support/server-process.js';
+import { processesMatching, useHttpServer, useStdioState } from './support/server-process.js';
 
 /**
  * C-MCP-11 through the built server and real SDK clients, on both transports, with a short yield point: a command
@@ -128,12 +127,6 @@ describe('yield with a job handle (C-MCP-11): Go JSON result format', () => {
 });
 
 describe('yield with a job handle (C-MCP-11): stdio', () => {
-  let dir: string;
-  beforeAll(() => {
-    assertBuilt();
-    dir = tempDir('yield-stdio');
-  });
-  afterAll(() => removeDir(dir));
-
-  yieldSuite(() => connectStdioClient(['--session-id', 'yield-stdio', '--state-dir', join(dir, 'state'), ...YIELD_ARGS], 'yield-stdio'));
+  const argv = useStdioState('yield-stdio', YIELD_ARGS);
+  yieldSuite(() => connectStdioClient(argv(), 'yield-stdio'));
 });

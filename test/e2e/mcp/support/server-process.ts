@@ -237,3 +237,20 @@ export function sessionDirs(server: ServerProcess): string[] {
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
+
+/**
+ * Registers beforeAll/afterAll for a stdio suite: the built server is there, and a state dir of the suite's own
+ * (removed afterwards). Returns the argv that makes a stdio server of session `sessionId` on it.
+ */
+export function useStdioState(sessionId: string, args: readonly string[] = []): () => string[] {
+  let dir: string | undefined;
+  beforeAll(() => {
+    assertBuilt();
+    dir = tempDir(sessionId);
+  });
+  afterAll(() => dir && removeDir(dir));
+  return () => {
+    if (!dir) throw new Error('the stdio suite has not started');
+    return ['--session-id', sessionId, '--state-dir', join(dir, 'state'), ...args];
+  };
+}
