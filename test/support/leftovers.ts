@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readProcStat, type ProcStat } from '../../libs/testing/src/process-ref.js';
 
 /**
  * What a test file left behind (C-TEST-1): its processes, its listening sockets, its mounts and its temp entries.
@@ -20,25 +21,8 @@ export function leftoversOf(scope: FileScope): string[] {
   return [...processesOf(scope), ...listeningSocketsOf(scope.pid), ...mountsUnder(scope.tmp), ...tempEntriesOf(scope.tmp)];
 }
 
-interface ProcessInfo {
-  pid: number;
-  ppid: number;
-  state: string;
-}
-
-function processTable(): ProcessInfo[] {
-  const table: ProcessInfo[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      table.push({ pid: Number(name), state: fields[0]!, ppid: Number(fields[1]) });
-    } catch {
-      // Exited while we looked.
-    }
-  }
-  return table;
+function processTable(): ProcStat[] {
+  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map((name) => readProcStat(Number(name))).filter((p): p is ProcStat => p !== undefined);
 }
 
 function processesOf(scope: FileScope): string[] {

@@ -46,7 +46,7 @@ export function signalProcess(ref: ProcessRef, signal: NodeJS.Signals | 0): bool
   }
 }
 
-function statOf(pid: number): { state: string; startTime: string } | undefined {
+function statOf(pid: number): ProcStat | undefined {
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
   try {
     return parseStat(readFileSync(`/proc/${pid}/stat`, 'latin1'));
@@ -55,11 +55,23 @@ function statOf(pid: number): { state: string; startTime: string } | undefined {
   }
 }
 
-function parseStat(stat: string): { pid: number; state: string; startTime: string } {
+/** The fields of /proc/<pid>/stat the tests read; undefined when no such process runs (or it ended meanwhile). */
+export interface ProcStat {
+  readonly pid: number;
+  readonly state: string;
+  readonly ppid: number;
+  readonly startTime: string;
+}
+
+export function readProcStat(pid: number): ProcStat | undefined {
+  return statOf(pid);
+}
+
+function parseStat(stat: string): ProcStat {
   // comm (field 2) may hold spaces and parentheses: the fields after it start past the last ')'.
   const close = stat.lastIndexOf(')');
   const fields = stat.slice(close + 2).trim().split(' ');
   const pid = Number.parseInt(stat, 10);
   if (close < 0 || !Number.isInteger(pid) || fields.length < 20) throw new Error(`not a /proc/<pid>/stat line: ${stat.slice(0, 80)}`);
-  return { pid, state: fields[0]!, startTime: fields[19]! };
+  return { pid, state: fields[0]!, ppid: Number(fields[1]), startTime: fields[19]! };
 }

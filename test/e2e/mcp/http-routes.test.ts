@@ -96,7 +96,6 @@ describe('HTTP with --auth-token-file', () => {
   afterAll(async () => {
     expect(await server.stop()).toBe(0);
     removeDir(dir);
-    removeDir(join(server.stateDir, '..'));
   });
 
   it('answers a wrong or missing bearer with 401 and WWW-Authenticate: Bearer', async () => {

@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import { isAlive, processRef } from '@cli-mcp/testing';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, eventually, structuredOf, expectSeparateWorkspaces } from './support/mcp-client.js';
-import { descendantsOf, processesMatching, removeDir, startHttpServer, type ServerProcess } from './support/server-process.js';
+import { descendantsOf, processesMatching, startHttpServer, type ServerProcess } from './support/server-process.js';
 
 const started: ServerProcess[] = [];
 async function server(args: string[] = []): Promise<ServerProcess> {
@@ -15,7 +14,6 @@ async function server(args: string[] = []): Promise<ServerProcess> {
 afterEach(async () => {
   for (const instance of started.splice(0)) {
     await instance.stop('SIGKILL');
-    removeDir(join(instance.stateDir, '..'));
   }
 });
 

@@ -220,7 +220,6 @@ export function useHttpServer(options: StartOptions = {}): () => ServerProcess {
   afterAll(async () => {
     if (!server) return;
     expect(await server.stop()).toBe(0);
-    removeDir(join(server.stateDir, '..'));
   });
   return () => {
     if (!server) throw new Error('the server has not started');

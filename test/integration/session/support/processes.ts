@@ -1,17 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { readProcStat } from '@cli-mcp/testing';
 
 /** pid → parent pid of every process, from /proc. */
 function parentTable(): Map<number, number> {
   const table = new Map<number, number>();
   for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      table.set(Number(name), Number(fields[1]));
-    } catch {
-      // Exited while we read.
-    }
+    const stat = /^\d+$/.test(name) ? readProcStat(Number(name)) : undefined;
+    if (stat) table.set(stat.pid, stat.ppid);
   }
   return table;
 }
