@@ -18,6 +18,14 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
+    // Layering (docs/architecture.md, issue 19 item 5): the controller and the libraries below the session layer
+    // never import it — the controller ships without the local backend.
+    files: ['apps/sandbox-controller/**/*.ts', 'libs/kube/**/*.ts', 'libs/podspec/**/*.ts', 'libs/common/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@cli-mcp/session', '@cli-mcp/session/*', '**/libs/session/**'], message: 'the controller and libs/kube, podspec, common sit below libs/session (docs/architecture.md)' }] }],
+    },
+  },
+  {
     files: ['**/*.spec.ts', 'test/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off', '@typescript-eslint/no-explicit-any': 'off' },
   },

@@ -9,9 +9,11 @@ const alias = {
   '@cli-mcp/auth': lib('auth'),
   '@cli-mcp/agent-client': lib('agent-client'),
   '@cli-mcp/podspec': lib('podspec'),
-  // Before '@cli-mcp/session', which would otherwise match it as a prefix.
+  // Each `/client-node` entry before its lib, which would otherwise match it as a prefix.
   '@cli-mcp/session/client-node': fileURLToPath(new URL('./libs/session/src/client-node.ts', import.meta.url)),
   '@cli-mcp/session': lib('session'),
+  '@cli-mcp/kube/client-node': fileURLToPath(new URL('./libs/kube/src/client-node.ts', import.meta.url)),
+  '@cli-mcp/kube': lib('kube'),
   '@cli-mcp/testing': lib('testing'),
   '@cli-mcp/common': lib('common'),
 };

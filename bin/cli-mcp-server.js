@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Launcher of the built MCP server (npm "bin"): the bundle in dist/mcp-server after `npm run build`
-// (scripts/bundle-server.mjs; docs/server.md, "Startup").
+// (scripts/bundle-nest-app.mjs; docs/server.md, "Startup").
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

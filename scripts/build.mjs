@@ -13,7 +13,11 @@ const apps = Object.entries(nest.projects)
 // A full build starts from an empty dist/: every app shares it (deleteOutDir would wipe the others), and files
 // left by an older layout (test doubles compiled before they were excluded) would otherwise ship.
 if (only.length === 0) rmSync('dist', { recursive: true, force: true });
-const BUNDLERS = { 'mcp-server': 'scripts/bundle-server.mjs', 'sandbox-agent': 'scripts/bundle-agent.mjs' };
+const BUNDLERS = {
+  'mcp-server': ['scripts/bundle-nest-app.mjs', 'mcp-server'],
+  'sandbox-controller': ['scripts/bundle-nest-app.mjs', 'sandbox-controller'],
+  'sandbox-agent': ['scripts/bundle-agent.mjs'],
+};
 for (const app of apps) {
   const result = spawnSync(process.execPath, ['node_modules/@nestjs/cli/bin/nest.js', 'build', app], { stdio: 'inherit' });
   if (result.status !== 0) {
@@ -23,7 +27,7 @@ for (const app of apps) {
   // Apps that ship as a bundle of their build (scripts/bundle-*.mjs): what their launchers and images run.
   const bundler = BUNDLERS[app];
   if (bundler) {
-    const bundled = spawnSync(process.execPath, [bundler], { stdio: 'inherit' });
+    const bundled = spawnSync(process.execPath, bundler, { stdio: 'inherit' });
     if (bundled.status !== 0) {
       console.error(`bundling ${app} failed`);
       process.exit(bundled.status ?? 1);

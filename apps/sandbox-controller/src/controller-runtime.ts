@@ -1,5 +1,6 @@
 import { SESSION_ID_LABEL, controllerLeaseName, sandboxSpecHash, type RandomBytes } from '@cli-mcp/podspec';
-import { errorText, type Clock, type LeaseApi } from '@cli-mcp/session';
+import { errorText, type Clock } from '@cli-mcp/common';
+import { type LeaseApi } from '@cli-mcp/kube';
 import type { ControllerConfig } from './config/controller-config.js';
 import type { ControllerLogger } from './controller-logger.js';
 import { ElectionTiming } from './election/election-timing.js';

@@ -5,7 +5,7 @@
  * landing between a re-read and a delete) and may throw to inject an API failure.
  */
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
-import { KubeError } from '@cli-mcp/session';
+import { KubeError } from '@cli-mcp/kube';
 import type { ControllerKubeApi, Preconditions } from '../src/kube/controller-kube-api.port.js';
 import type { PodChange, PodInformer } from '../src/kube/pod-informer.port.js';
 

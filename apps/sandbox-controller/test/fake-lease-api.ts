@@ -5,7 +5,7 @@
  * fake time, so specs can prove orderings.
  */
 import type { V1Lease } from '@kubernetes/client-node';
-import { KubeError, leaseBody, leaseRecordOf, type LeaseApi, type LeaseRecord } from '@cli-mcp/session';
+import { KubeError, leaseBody, leaseRecordOf, type LeaseApi, type LeaseRecord } from '@cli-mcp/kube';
 import type { FakeClock } from '@cli-mcp/testing';
 
 export interface LeaseWrite {

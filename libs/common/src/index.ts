@@ -9,3 +9,5 @@ export * from './config/settings.js';
 export * from './version.js';
 export * from './config/config-outcome.js';
 export * from './agent-runtime.js';
+export * from './clock.js';
+export * from './error-text.js';

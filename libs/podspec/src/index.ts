@@ -11,3 +11,4 @@ export * from './pod-builder.js';
 export * from './secret-builder.js';
 export * from './spec-hash.js';
 export * from './pod-status.js';
+export * from './pod-selection.js';

@@ -1,7 +1,6 @@
 export * from './sandbox-backend.port.js';
 export * from './session-error.js';
 export { SESSION_ID_PATTERN, assertValidSessionId, isValidSessionId } from './session-id.js';
-export { systemClock, type Clock } from './clock.js';
 export { DEFAULT_CACHE_TTL_MS, SessionCache, type SessionCacheOptions } from './session-cache.js';
 export { SessionManager, type CancelOutcome, type SessionAgentPort, type SessionManagerOptions } from './session-manager.js';
 export { SESSION_METRIC_NAMES, SessionMetrics, type AcquireTrigger, type ExecOutcome, type LookupResult, type LookupTier } from './session-metrics.js';

@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '@cli-mcp/common';
 import type { SandboxHandle } from './sandbox-backend.port.js';
 
 export const DEFAULT_CACHE_TTL_MS = 30_000;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentClient, CancelResponse, OutputResponse } from '@cli-mcp/agent-client';
 import { Registry } from 'prom-client';
 import { classifyAgentFailure, describeAgentFailure } from './agent-failure.js';
-import { delay, systemClock, type Clock } from './clock.js';
+import { delay, systemClock, type Clock } from '@cli-mcp/common';
 import type { AcquirePath, BackendHealth, ExecRequest, SandboxLoss, ExecResponse, SandboxBackend, SandboxHandle, SessionExecResult } from './sandbox-backend.port.js';
 import { SessionCache } from './session-cache.js';
 import { SessionError, SessionErrorCode } from './session-error.js';

@@ -46,7 +46,7 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package install
   it('packs runtime files only: the bins, the built apps, the shrinkwrap; no sources, tests or test doubles', () => {
     expect(files).toEqual(expect.arrayContaining([
       'bin/cli-mcp-server.js', 'bin/sandbox-agent.cjs', 'bin/sandbox-controller.js', 'dist/mcp-server/main.js',
-      'dist/apps/sandbox-controller/src/main.js', 'dist/sandbox-agent/main.js', 'npm-shrinkwrap.json', 'LICENSE', 'README.md',
+      'dist/sandbox-controller/main.js', 'dist/sandbox-agent/main.js', 'npm-shrinkwrap.json', 'LICENSE', 'README.md',
     ]));
     expect(files.filter((path) => /\.ts$|(^|\/)(test|testing)\//.test(path) || /\.(spec|test)\.js$/.test(path))).toEqual([]);
   });

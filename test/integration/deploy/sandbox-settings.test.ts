@@ -9,7 +9,7 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { parseQuantity, sandboxSpecHash } from '@cli-mcp/podspec';
-import { COMMAND_TIMEOUT_FLAGS, KUBERNETES_FLAGS } from '@cli-mcp/session';
+import { COMMAND_TIMEOUT_FLAGS, KUBERNETES_FLAGS } from '@cli-mcp/kube';
 import { controllerConfigOf, deploymentOf, serverConfigOf, startedWith } from './support/effective-settings.js';
 import { KUBECTL, kustomizeTargets, render, type Manifest } from './support/rendered.js';
 

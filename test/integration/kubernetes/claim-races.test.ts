@@ -6,8 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { V1Pod } from '@kubernetes/client-node';
 import { AgentClient } from '@cli-mcp/agent-client';
-import { SESSION_ID_LABEL, UNCLAIMABLE_ANNOTATION, authSecretName, buildSessionPod, buildWarmPod, warmPodName } from '@cli-mcp/podspec';
-import { isCrashLooping } from '@cli-mcp/session';
+import { SESSION_ID_LABEL, UNCLAIMABLE_ANNOTATION, authSecretName, buildSessionPod, buildWarmPod, warmPodName, isCrashLooping } from '@cli-mcp/podspec';
 import { PODS, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSTANCE, NAMESPACE, deferred, isReadyPod, labelOf, noAbort, skipReason, startKubeStack, type KubeStack } from './support/kube-stack.js';

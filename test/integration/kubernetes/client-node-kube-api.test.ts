@@ -8,8 +8,8 @@ import { buildAuthSecret, buildWarmPod } from '@cli-mcp/podspec';
 import { PODS, startFakeCluster, type FakeCluster } from '@cli-mcp/testing';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { KUBE_REQUESTS_METRIC, KubeError } from '@cli-mcp/session';
-import { ClientNodeKubeApi, loadKubeConfig } from '@cli-mcp/session/client-node';
+import { KUBE_REQUESTS_METRIC, KubeError } from '@cli-mcp/kube';
+import { ClientNodeKubeApi, loadKubeConfig } from '@cli-mcp/kube/client-node';
 import { NAMESPACE, podConfig } from './support/kube-stack.js';
 
 describe(ClientNodeKubeApi.name, () => {

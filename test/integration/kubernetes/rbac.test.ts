@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
-import { probeControllerLease } from '@cli-mcp/session';
-import { ClientNodeLeaseApi } from '@cli-mcp/session/client-node';
+import { probeControllerLease } from '@cli-mcp/kube';
+import { ClientNodeLeaseApi } from '@cli-mcp/kube/client-node';
 import { INSTANCE, NAMESPACE, noAbort, skipReason, isReadyPod, readyAfterRestarts, startKubeStack, type KubeStack } from './support/kube-stack.js';
 
 const CONTRACT: Record<string, string[]> = {

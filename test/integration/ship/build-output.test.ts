@@ -37,6 +37,14 @@ describeWhenReady('dist/ after a full build', missing.length > 0 ? `not built ($
     expect(reached.filter((path) => path.startsWith('dist/libs/testing/') || isTestSupport(path))).toEqual([]);
   });
 
+  // Issue 19 item 5: the controller is built on libs/kube and libs/podspec; the session layer (and with it the local
+  // backend) is the server's, and never ships in the controller.
+  it('sandbox-controller reaches libs/kube and never libs/session', async () => {
+    const { reachable } = await importGraph(join(ROOT, 'dist/apps/sandbox-controller/src/main.js'), ROOT);
+    expect(reachable.some((path) => path.startsWith('dist/libs/kube/'))).toBe(true);
+    expect(reachable.filter((path) => path.startsWith('dist/libs/session/'))).toEqual([]);
+  });
+
   // A laptop server (local backend) must not pay for the Kubernetes client: ≈ 90 MB RSS and ≈ 0.4 s (docs/server.md).
   const KUBE_CLIENT = '@kubernetes/client-node';
   const isKubeClient = (specifier: string): boolean => specifier === KUBE_CLIENT || specifier.startsWith(`${KUBE_CLIENT}/`);

@@ -69,12 +69,12 @@ describeWhenReady('controller image (docker/Containerfile.controller)', firstPro
     }
   }, 60_000);
 
-  it('fails when a COPY is dropped: without dist/libs/session the controller never listens', async () => {
-    const broken = await assembleImage('controller', mountPaths(controllerPod('x').container), (copy) => copy.sources.some((s) => s.endsWith('dist/libs/session')));
+  it('fails when a COPY is dropped: without the bundle (dist/sandbox-controller) the controller never listens', async () => {
+    const broken = await assembleImage('controller', mountPaths(controllerPod('x').container), (copy) => copy.sources.some((s) => s.endsWith('dist/sandbox-controller')));
     try {
       const controller = start(1001, 'broken', broken.root);
       expect(await controller.exited).not.toBe(0);
-      expect(controller.output()).toContain('ERR_MODULE_NOT_FOUND');
+      expect(controller.output()).toContain('sandbox-controller is not built yet');
       expect(controller.output()).not.toContain('"msg":"listening"');
     } finally {
       broken.remove();

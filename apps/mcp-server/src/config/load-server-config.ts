@@ -1,7 +1,8 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { RECOMMENDED_KEY_BYTES } from '@cli-mcp/auth';
 import { FlagReader, type ConfigOutcome as AppConfigOutcome, hostnameOf, isLoopbackAddress, parseHostPort, readRawFlags, readSettings, renderHelp } from '@cli-mcp/common';
-import { isValidSessionId, readKubernetesSettings } from '@cli-mcp/session';
+import { isValidSessionId } from '@cli-mcp/session';
+import { readKubernetesSettings } from '@cli-mcp/kube';
 import { parseQuantity } from '@cli-mcp/podspec';
 import { defaultInstructions } from './instructions.js';
 import type { AllowedHosts, HttpConfig, ServerConfig } from './server-config.js';

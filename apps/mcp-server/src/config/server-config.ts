@@ -1,6 +1,6 @@
 import type { LogLevelName } from '@cli-mcp/common';
 import type { SandboxPodConfig } from '@cli-mcp/podspec';
-import type { KubernetesSettings } from '@cli-mcp/session';
+import type { KubernetesSettings } from '@cli-mcp/kube';
 
 export type Transport = 'stdio' | 'http';
 export type BackendKind = 'local' | 'kubernetes';

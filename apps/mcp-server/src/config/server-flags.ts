@@ -1,5 +1,5 @@
 import type { FlagSpec } from '@cli-mcp/common';
-import { COMMAND_TIMEOUT_FLAGS, KUBERNETES_FLAGS } from '@cli-mcp/session';
+import { COMMAND_TIMEOUT_FLAGS, KUBERNETES_FLAGS } from '@cli-mcp/kube';
 
 /** Env var prefix of every server flag (C-CFG-1): `--max-output-chars` ↔ `CLI_MCP_MAX_OUTPUT_CHARS`. */
 export const ENV_PREFIX = 'CLI_MCP_';

@@ -1,5 +1,5 @@
 import { DurationRange, FromFlag, IntegerRange, LOG_LEVELS, OneOf, Satisfies, type LogLevelName } from '@cli-mcp/common';
-import { CommandTimeoutSettings } from '@cli-mcp/session';
+import { CommandTimeoutSettings } from '@cli-mcp/kube';
 import type { BackendKind, LocalIsolation, LocalNetwork, ResultFormat, Transport } from './server-config.js';
 
 const HOUR_MS = 3_600_000;

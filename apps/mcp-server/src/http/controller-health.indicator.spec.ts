@@ -1,5 +1,5 @@
 import { HealthIndicatorService } from '@nestjs/terminus';
-import { KubeError } from '@cli-mcp/session';
+import { KubeError } from '@cli-mcp/kube';
 import { describe, expect, it } from 'vitest';
 import { ControllerHealthIndicator } from './controller-health.indicator.js';
 

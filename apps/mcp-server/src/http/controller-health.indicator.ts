@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { describeControllerStatus, errorText } from '@cli-mcp/session';
+import { describeControllerStatus } from '@cli-mcp/kube';
+import { errorText } from '@cli-mcp/common';
 import { CONTROLLER_PROBE, type ControllerProbe } from '../sessions/controller-probe.js';
 import { HEALTH_TIMEOUT_MS } from './sessions-health.indicator.js';
 

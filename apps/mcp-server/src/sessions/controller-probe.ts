@@ -1,4 +1,4 @@
-import { probeControllerLease, type ControllerLeaseStatus } from '@cli-mcp/session';
+import { probeControllerLease, type ControllerLeaseStatus } from '@cli-mcp/kube';
 import type { Registry } from 'prom-client';
 import type { ServerConfig } from '../config/server-config.js';
 

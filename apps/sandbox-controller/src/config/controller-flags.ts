@@ -1,5 +1,5 @@
 import type { FlagSpec } from '@cli-mcp/common';
-import { COMMAND_TIMEOUT_FLAGS, KUBERNETES_FLAGS } from '@cli-mcp/session';
+import { COMMAND_TIMEOUT_FLAGS, KUBERNETES_FLAGS } from '@cli-mcp/kube';
 
 /** Env var prefix, shared with the server (C-CFG-1): `--warm-pool-size` ↔ `CLI_MCP_WARM_POOL_SIZE`. */
 export const ENV_PREFIX = 'CLI_MCP_';

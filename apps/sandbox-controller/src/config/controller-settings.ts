@@ -1,5 +1,5 @@
 import { DurationRange, FromFlag, IntegerRange, LOG_LEVELS, OneOf, type LogLevelName } from '@cli-mcp/common';
-import { CommandTimeoutSettings } from '@cli-mcp/session';
+import { CommandTimeoutSettings } from '@cli-mcp/kube';
 
 const MIN_MS = 60_000;
 const DAY_MS = 24 * 60 * MIN_MS;

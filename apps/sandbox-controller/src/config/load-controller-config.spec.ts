@@ -1,5 +1,5 @@
 import { envVarName } from '@cli-mcp/common';
-import { KUBERNETES_FLAGS } from '@cli-mcp/session';
+import { KUBERNETES_FLAGS } from '@cli-mcp/kube';
 import { describe, expect, it } from 'vitest';
 import { CONTROLLER_FLAGS, ENV_PREFIX } from './controller-flags.js';
 import { loadControllerConfig, type ControllerConfigOutcome } from './load-controller-config.js';

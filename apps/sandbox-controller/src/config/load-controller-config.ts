@@ -1,5 +1,5 @@
 import { FlagReader, type ConfigOutcome, parseHostPort, readRawFlags, readSettings, renderHelp } from '@cli-mcp/common';
-import { readKubernetesSettings } from '@cli-mcp/session';
+import { readKubernetesSettings } from '@cli-mcp/kube';
 import type { ControllerConfig } from './controller-config.js';
 import { CONTROLLER_FLAGS, ENV_PREFIX } from './controller-flags.js';
 import { ControllerSettings } from './controller-settings.js';

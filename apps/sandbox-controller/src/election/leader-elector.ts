@@ -1,5 +1,6 @@
 import type { V1Lease } from '@kubernetes/client-node';
-import { errorText, isAlreadyExists, isConflict, leaseBody, leaseRecordOf, sameRecord, type Clock, type LeaseApi, type LeaseRecord } from '@cli-mcp/session';
+import { errorText, type Clock } from '@cli-mcp/common';
+import { isAlreadyExists, isConflict, leaseBody, leaseRecordOf, sameRecord, type LeaseApi, type LeaseRecord } from '@cli-mcp/kube';
 import type { ControllerLogger } from '../controller-logger.js';
 import { ElectionTiming } from './election-timing.js';
 

@@ -1,6 +1,6 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { CLAIMED_AT_ANNOTATION, LAST_ACTIVITY_ANNOTATION, authSecretName, formatTimestamp, sandboxLabels } from '@cli-mcp/podspec';
-import { KubeError } from '@cli-mcp/session';
+import { KubeError } from '@cli-mcp/kube';
 import { FakeClock } from '@cli-mcp/testing';
 import { describe, expect, it } from 'vitest';
 import { FakeControllerCluster } from '../../test/fake-controller-cluster.js';

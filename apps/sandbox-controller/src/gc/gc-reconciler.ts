@@ -1,6 +1,7 @@
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import { CLAIMED_AT_ANNOTATION, SESSION_ID_LABEL, assignedSelector, formatTimestamp, sandboxSelector } from '@cli-mcp/podspec';
-import { errorText, isConflict, isNotFound } from '@cli-mcp/session';
+import { errorText } from '@cli-mcp/common';
+import { isConflict, isNotFound } from '@cli-mcp/kube';
 import { preconditionsOf } from '../kube/controller-kube-api.port.js';
 import { Backoff } from '../reconcile/backoff.js';
 import { withBoundedSignal } from '../reconcile/bounded-signal.js';

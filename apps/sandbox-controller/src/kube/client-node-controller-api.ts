@@ -1,5 +1,5 @@
 import type { KubeConfig, V1Pod, V1Secret } from '@kubernetes/client-node';
-import { ClientNodeKubeApi } from '@cli-mcp/session/client-node';
+import { ClientNodeKubeApi } from '@cli-mcp/kube/client-node';
 import type { Registry } from 'prom-client';
 import type { ControllerKubeApi, Preconditions } from './controller-kube-api.port.js';
 

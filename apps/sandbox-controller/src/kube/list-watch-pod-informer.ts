@@ -1,6 +1,7 @@
 import { CoreV1Api, ListWatch, Watch, type KubeConfig, type V1Pod, type V1PodList } from '@kubernetes/client-node';
-import { KubeRequestMetrics, errorText, type Clock } from '@cli-mcp/session';
-import { sendKubeRequest } from '@cli-mcp/session/client-node';
+import { KubeRequestMetrics } from '@cli-mcp/kube';
+import { errorText, type Clock } from '@cli-mcp/common';
+import { sendKubeRequest } from '@cli-mcp/kube/client-node';
 import type { Registry } from 'prom-client';
 import type { ControllerLogger } from '../controller-logger.js';
 import { Backoff } from '../reconcile/backoff.js';

@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { KubeError, isConflict } from '@cli-mcp/session';
+import { KubeError, isConflict } from '@cli-mcp/kube';
 
 export type Reconciler = 'pool' | 'gc' | 'election' | 'informer';
 /** Bounded reasons (never raw messages, C-CTL-4 / contract §9). */

@@ -1,6 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, UNCLAIMABLE_ANNOTATION, isTerminal, isTerminating, oldestFirst } from '@cli-mcp/podspec';
-import { isCrashLooping, isServing } from '@cli-mcp/session';
+import { SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, UNCLAIMABLE_ANNOTATION, isTerminal, isTerminating, oldestFirst, isCrashLooping, isServing } from '@cli-mcp/podspec';
 
 /**
  * The warm-pool decision over the informer's pods (C-CTL-2, C-CTL-6; the Go operator's final rules, Go §4.4): pure,

@@ -1,5 +1,5 @@
 import { AUTH_TOKEN_ENV, SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, isWarmPodName, sandboxSpecHash } from '@cli-mcp/podspec';
-import { KubeError } from '@cli-mcp/session';
+import { KubeError } from '@cli-mcp/kube';
 import { FakeClock } from '@cli-mcp/testing';
 import { describe, expect, it } from 'vitest';
 import { FakeControllerCluster } from '../../test/fake-controller-cluster.js';

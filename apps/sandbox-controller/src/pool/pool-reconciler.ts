@@ -1,6 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { SESSION_ID_LABEL, buildWarmPod, isTerminating, sandboxSpecHash, warmPodName, type RandomBytes, type SandboxPodConfig } from '@cli-mcp/podspec';
-import { errorText, isAlreadyExists, isConflict, isNotFound } from '@cli-mcp/session';
+import { errorText } from '@cli-mcp/common';
+import { isAlreadyExists, isConflict, isNotFound } from '@cli-mcp/kube';
 import { preconditionsOf } from '../kube/controller-kube-api.port.js';
 import { errorReason, type PoolDeletionReason } from '../metrics/controller-metrics.js';
 import { Backoff } from '../reconcile/backoff.js';

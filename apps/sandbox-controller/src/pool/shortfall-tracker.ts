@@ -1,4 +1,4 @@
-import type { Clock } from '@cli-mcp/session';
+import type { Clock } from '@cli-mcp/common';
 
 /** What `/health` says about the pool (C-CTL-8). */
 export interface PoolHealth {

@@ -1,4 +1,4 @@
-import type { Clock } from '@cli-mcp/session';
+import type { Clock } from '@cli-mcp/common';
 
 /**
  * A request signal that aborts with its parent (leadership ended, shutdown) or after `timeoutMs` on `clock`. Every

@@ -1,4 +1,4 @@
-import { errorText, type Clock } from '@cli-mcp/session';
+import { errorText, type Clock } from '@cli-mcp/common';
 import type { ControllerLogger } from '../controller-logger.js';
 import { Backoff } from './backoff.js';
 

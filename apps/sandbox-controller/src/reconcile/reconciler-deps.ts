@@ -1,4 +1,4 @@
-import type { Clock } from '@cli-mcp/session';
+import type { Clock } from '@cli-mcp/common';
 import type { ControllerLogger } from '../controller-logger.js';
 import type { ControllerKubeApi } from '../kube/controller-kube-api.port.js';
 import type { PodInformer } from '../kube/pod-informer.port.js';

@@ -1,12 +1,11 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { authSecretName, type SandboxPodConfig } from '@cli-mcp/podspec';
-import type { Clock } from '../clock.js';
+import { authSecretName, type SandboxPodConfig, isMissingSecret } from '@cli-mcp/podspec';
+import type { Clock } from '@cli-mcp/common';
 import type { SessionMetrics } from '../session-metrics.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { AgentProbe } from './agent-probe.js';
-import type { KubeApi } from './kube-api.port.js';
+import type { KubeApi } from '@cli-mcp/kube';
 import type { KubernetesAgentPort, KubernetesBackendLogger } from './kubernetes-backend.options.js';
-import { isMissingSecret } from './pod-selection.js';
 
 /** Why an acquisition's signal was aborted: the caller gave up, DELETE ended the session, or the server stops. */
 export type AbortCause = 'caller' | 'released' | 'shutdown';

@@ -1,7 +1,6 @@
 import { LAST_ACTIVITY_ANNOTATION, formatTimestamp } from '@cli-mcp/podspec';
-import type { Clock } from '../clock.js';
-import type { KubeApi } from './kube-api.port.js';
-import { errorText, isNotFound } from './kube-error.js';
+import { type Clock, errorText } from '@cli-mcp/common';
+import { type KubeApi, isNotFound } from '@cli-mcp/kube';
 import type { KubernetesBackendLogger } from './kubernetes-backend.options.js';
 
 export interface ActivityToucherOptions {

@@ -1,7 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { isTerminal, isTerminating } from '@cli-mcp/podspec';
 import type { AgentClient } from '@cli-mcp/agent-client';
-import { delay, type Clock } from '../clock.js';
+import { delay, type Clock } from '@cli-mcp/common';
 import { agentUrlOf } from './format.js';
 
 /** One direct check of a pod's agent: true when its `/health` answered 200 (what the readiness probe checks). */

@@ -1,9 +1,9 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { assignedSelector } from '@cli-mcp/podspec';
+import { assignedSelector, isLive, selectSessionPod } from '@cli-mcp/podspec';
 import type { AcquireContext } from './acquire-context.js';
 import { podName } from './format.js';
-import { errorText, isConflict, isNotFound } from './kube-error.js';
-import { isLive, selectSessionPod } from './pod-selection.js';
+import { errorText } from '@cli-mcp/common';
+import { isConflict, isNotFound } from '@cli-mcp/kube';
 
 /**
  * Claim tightening (C-CTL-5, the Go operator's rule): after a successful claim, re-list the session's pods and

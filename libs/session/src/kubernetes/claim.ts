@@ -1,12 +1,12 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, buildAuthSecret, formatTimestamp, unassignedSelector } from '@cli-mcp/podspec';
+import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, buildAuthSecret, formatTimestamp, unassignedSelector, claimOrder, isServing, readyBy } from '@cli-mcp/podspec';
 import { SessionErrorCode } from '../session-error.js';
 import { resolveError, shouldCleanupAfterWaitFailure, throwIfAborted, type AcquireContext } from './acquire-context.js';
 import { deletePodAndSecret, deleteSessionSecret, rollbackLabel } from './cleanup.js';
 import { agentUrlOf, podName } from './format.js';
-import { errorText, isAlreadyExists, isConflict, isNotFound } from './kube-error.js';
+import { errorText } from '@cli-mcp/common';
+import { isAlreadyExists, isConflict, isNotFound } from '@cli-mcp/kube';
 import { PodWaitError, waitForPodReady } from './pod-readiness.js';
-import { claimOrder, isServing, readyBy } from './pod-selection.js';
 import { keepOldestClaim } from './claim-tightening.js';
 import { deliverToken, type TokenDelivery } from './token-delivery.js';
 

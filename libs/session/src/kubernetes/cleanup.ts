@@ -1,6 +1,7 @@
 import { SESSION_ID_LABEL, UNCLAIMABLE_ANNOTATION, authSecretName } from '@cli-mcp/podspec';
 import type { AcquireContext } from './acquire-context.js';
-import { errorText, isConflict, isNotFound } from './kube-error.js';
+import { errorText } from '@cli-mcp/common';
+import { isConflict, isNotFound } from '@cli-mcp/kube';
 
 /**
  * Undo and cleanup steps of an acquisition. All run on `ctx.cleanup()` — a FRESH bounded signal, never the

@@ -1,7 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { ClientNodeKubeApi } from './client-node-kube-api.js';
-import { loadKubeConfig } from './kube-config.js';
+import { ClientNodeKubeApi, loadKubeConfig } from '@cli-mcp/kube/client-node';
 import { KubernetesBackend } from './kubernetes-backend.js';
 import type { KubernetesBackendOptions } from './kubernetes-backend.options.js';
 

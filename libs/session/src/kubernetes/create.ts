@@ -1,12 +1,12 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { buildAuthSecret, buildSessionPod, isTerminal, isTerminating, sessionPodName } from '@cli-mcp/podspec';
+import { buildAuthSecret, buildSessionPod, isTerminal, isTerminating, sessionPodName, readyBy } from '@cli-mcp/podspec';
 import { SessionErrorCode } from '../session-error.js';
 import { missingSecretBlocker, resolveError, shouldCleanupAfterWaitFailure, throwIfAborted, type AcquireContext, type Acquired } from './acquire-context.js';
 import { deletePodAndSecret, deleteSessionSecret } from './cleanup.js';
 import { discoverSessionPod } from './discover.js';
-import { errorText, isAlreadyExists, isNotFound, isQuotaExceeded } from './kube-error.js';
+import { errorText } from '@cli-mcp/common';
+import { isAlreadyExists, isNotFound, isQuotaExceeded } from '@cli-mcp/kube';
 import { PodWaitError, waitForPodDeletion, waitForPodReady } from './pod-readiness.js';
-import { readyBy } from './pod-selection.js';
 
 const STAGE = 'create sandbox pod';
 

@@ -1,9 +1,8 @@
-import { SESSION_ID_LABEL, assignedSelector } from '@cli-mcp/podspec';
+import { SESSION_ID_LABEL, assignedSelector, selectSessionPod } from '@cli-mcp/podspec';
 import { SessionErrorCode } from '../session-error.js';
 import { missingSecretBlocker, resolveError, throwIfAborted, type AcquireContext, type Acquired } from './acquire-context.js';
-import { errorText } from './kube-error.js';
+import { errorText } from '@cli-mcp/common';
 import { PodWaitError, waitForPodReady } from './pod-readiness.js';
-import { selectSessionPod } from './pod-selection.js';
 
 /** What a discovery saw besides its pick (the recreate notice reads it). */
 export interface DiscoveryOutcome {

@@ -8,7 +8,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { SESSION_ID_LABEL, UNCLAIMABLE_ANNOTATION, authSecretName, sessionPodName } from '@cli-mcp/podspec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionErrorCode } from '../session-error.js';
-import type { PodMergePatch } from './kube-api.port.js';
+import type { PodMergePatch } from '@cli-mcp/kube';
 import { KubernetesBackend } from './kubernetes-backend.js';
 import { NOW_STAMP, SESSION, TOKEN, asCreated, asReady, backendFixture, hangingWatch, listFrom, type Fixture } from './testing/backend-fixture.js';
 import { agentErrors, flush, kubeErrors, pod } from './testing/strict-kube-api.js';

@@ -7,7 +7,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { authSecretName, sessionPodName } from '@cli-mcp/podspec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SessionErrorCode } from '../session-error.js';
-import { KubeError } from './kube-error.js';
+import { KubeError } from '@cli-mcp/kube';
 import { KubernetesBackend } from './kubernetes-backend.js';
 import { SESSION, asCreated, asReady, backendFixture, hangingWatch, listFrom, type Fixture } from './testing/backend-fixture.js';
 import { flush, kubeErrors, pod } from './testing/strict-kube-api.js';

@@ -1,8 +1,8 @@
 import type { AgentClient } from '@cli-mcp/agent-client';
 import type { SandboxPodConfig } from '@cli-mcp/podspec';
-import type { Clock } from '../clock.js';
+import type { Clock } from '@cli-mcp/common';
 import type { SessionMetrics } from '../session-metrics.js';
-import type { KubeApi } from './kube-api.port.js';
+import type { KubeApi } from '@cli-mcp/kube';
 
 /**
  * The agent calls the backend makes itself: token delivery to a claimed or restarted pod (C-K8S-4/7), `/output`

@@ -1,7 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { deriveSessionToken } from '@cli-mcp/auth';
-import { SESSION_ID_LABEL, assignedSelector, authSecretName, sessionPodName, type SandboxPodConfig } from '@cli-mcp/podspec';
-import { systemClock, type Clock } from '../clock.js';
+import { SESSION_ID_LABEL, assignedSelector, authSecretName, sessionPodName, type SandboxPodConfig, isLive, selectSessionPod } from '@cli-mcp/podspec';
+import { systemClock, type Clock, errorText } from '@cli-mcp/common';
 import type { FindOptions, SandboxBackend, SandboxHandle } from '../sandbox-backend.port.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { SessionMetrics } from '../session-metrics.js';
@@ -13,13 +13,11 @@ import { deletePodAndSecret } from './cleanup.js';
 import { createSessionPod } from './create.js';
 import { discoverSessionPod } from './discover.js';
 import { agentUrlOf, podName } from './format.js';
-import type { KubeApi } from './kube-api.port.js';
-import { errorText, isNotFound } from './kube-error.js';
+import { type KubeApi, isNotFound } from '@cli-mcp/kube';
 import {
   KUBERNETES_DEFAULTS, silentLogger, type KubernetesAgentPort, type KubernetesBackendLogger, type KubernetesBackendOptions,
 } from './kubernetes-backend.options.js';
 import { PodWaitError, waitForPodReady } from './pod-readiness.js';
-import { isLive, selectSessionPod } from './pod-selection.js';
 import { deliverToken, type TokenDelivery } from './token-delivery.js';
 
 /**

@@ -1,7 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PodWatchEnd } from './kube-api.port.js';
-import { KubeError } from './kube-error.js';
+import { type PodWatchEnd, KubeError } from '@cli-mcp/kube';
 import { PodWaitError, waitForPodDeletion, waitForPodReady } from './pod-readiness.js';
 import { FakeClock, StrictKubeApi, flush, kubeErrors, pod } from './testing/strict-kube-api.js';
 

@@ -1,11 +1,9 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { isTerminal, isTerminating } from '@cli-mcp/podspec';
-import { delay, type Clock } from '../clock.js';
+import { isTerminal, isTerminating, isServing } from '@cli-mcp/podspec';
+import { delay, type Clock, errorText } from '@cli-mcp/common';
 import { isProbeable, probeUntilAnswered, type AgentProbe } from './agent-probe.js';
 import { goDuration, podName } from './format.js';
-import type { KubeApi, PodWatchEnd } from './kube-api.port.js';
-import { KubeError, errorText, isNotFound } from './kube-error.js';
-import { isServing } from './pod-selection.js';
+import { type KubeApi, type PodWatchEnd, KubeError, isNotFound } from '@cli-mcp/kube';
 
 export type PodWaitFailure = 'timeout' | 'deleted' | 'disowned' | 'failed' | 'terminating' | 'blocked' | 'api';
 

@@ -1,5 +1,5 @@
 import type { AgentClient } from '@cli-mcp/agent-client';
-import type { Clock } from '../clock.js';
+import type { Clock } from '@cli-mcp/common';
 import type { AgentEndpoints } from './agent-endpoint.js';
 import type { SandboxUser } from './bwrap-command.js';
 import type { CgroupFs } from './cgroup-limits.js';

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { AgentClient } from '@cli-mcp/agent-client';
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock, type Clock } from '@cli-mcp/common';
 import type { BackendHealth, SandboxBackend, SandboxHandle } from '../sandbox-backend.port.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import { assignAgent } from './agent-assign.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '@cli-mcp/common';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { CommandRunner } from './command-runner.js';
 import type { HostFs } from './host-fs.js';

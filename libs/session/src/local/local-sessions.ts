@@ -1,5 +1,5 @@
 import { deriveSessionToken } from '@cli-mcp/auth';
-import type { Clock } from '../clock.js';
+import type { Clock } from '@cli-mcp/common';
 import type { SandboxHandle, SandboxLoss } from '../sandbox-backend.port.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { IdleReaper } from './idle-reaper.js';

@@ -1,5 +1,5 @@
 import { classifyAgentFailure } from '../agent-failure.js';
-import { delay, type Clock } from '../clock.js';
+import { delay, type Clock } from '@cli-mcp/common';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { LocalAgentPort } from './local-backend.options.js';
 import { type AgentProcess, type LaunchSpec, type ProcessLauncher } from './process-launcher.js';

@@ -1,5 +1,5 @@
 import type { AgentEndpoints } from './agent-endpoint.js';
-import type { Clock } from '../clock.js';
+import type { Clock } from '@cli-mcp/common';
 import { CgroupLimits } from './cgroup-limits.js';
 import type { CommandRunner } from './command-runner.js';
 import type { HostFs } from './host-fs.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '@cli-mcp/common';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { SessionMetrics } from '../session-metrics.js';
 import type { AgentEndpoint, AgentEndpoints } from './agent-endpoint.js';

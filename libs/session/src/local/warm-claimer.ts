@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../clock.js';
+import type { Clock } from '@cli-mcp/common';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import { assignAgent } from './agent-assign.js';
 import type { LocalAgentPort, LocalBackendLogger } from './local-backend.options.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock.js';
+import type { Clock } from '@cli-mcp/common';
 
 export interface WarmPoolHooks<T> {
   /** Starts one unassigned agent and waits until it is ready. */

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 /** Repository root (this file is test/e2e/mcp/support/…). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export const SERVER_BIN = join(REPO_ROOT, 'bin/cli-mcp-server.js');
-// The bundle users run (bin/cli-mcp-server.js; scripts/bundle-server.mjs), not the unbundled build it is made from.
+// The bundle users run (bin/cli-mcp-server.js; scripts/bundle-nest-app.mjs), not the unbundled build it is made from.
 const SERVER_ENTRY = join(REPO_ROOT, 'dist/mcp-server/main.js');
 const AGENT_ENTRY = join(REPO_ROOT, 'dist/sandbox-agent/main.js');
 

@@ -7,7 +7,7 @@ import { cleanEnv, runCli, type CliRun } from '../../../e2e/mcp/support/server-p
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export const CONTROLLER_BIN = `${REPO_ROOT}bin/sandbox-controller.js`;
-const CONTROLLER_ENTRY = `${REPO_ROOT}dist/apps/sandbox-controller/src/main.js`;
+const CONTROLLER_ENTRY = `${REPO_ROOT}dist/sandbox-controller/main.js`;
 
 /** Why built-controller tests cannot run here (printed and skipped), or undefined. */
 export const controllerSkipReason: string | undefined = existsSync(CONTROLLER_ENTRY)

@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { sandboxSelector, type SandboxPodConfig } from '@cli-mcp/podspec';
-import type { Clock } from '@cli-mcp/session';
-import { ClientNodeLeaseApi } from '@cli-mcp/session/client-node';
+import type { Clock } from '@cli-mcp/common';
+import { ClientNodeLeaseApi } from '@cli-mcp/kube/client-node';
 import { Registry } from 'prom-client';
 import type { ControllerConfig } from '../../../../apps/sandbox-controller/src/config/controller-config.js';
 import type { ControllerLogger } from '../../../../apps/sandbox-controller/src/controller-logger.js';

@@ -4,7 +4,7 @@ import { deriveSessionToken } from '@cli-mcp/auth';
 import type { SandboxPodConfig } from '@cli-mcp/podspec';
 import { KubernetesBackend } from '../kubernetes-backend.js';
 import type { KubernetesBackendLogger } from '../kubernetes-backend.options.js';
-import type { PodListQuery, PodWatchEnd } from '../kube-api.port.js';
+import type { PodListQuery, PodWatchEnd } from '@cli-mcp/kube';
 import { FakeClock, StrictAssignAgent, StrictKubeApi, testPodConfig } from './strict-kube-api.js';
 
 export const SESSION = 'inv-abc-123';

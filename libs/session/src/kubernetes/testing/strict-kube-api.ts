@@ -6,8 +6,7 @@
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import { AGENT_ERROR_WIRE, AgentError, AgentErrorCode, type AgentWireCode, type HealthResponse, type OutputResponse } from '@cli-mcp/agent-client';
 import { INSTANCE_LABEL, COMPONENT_LABEL, SANDBOX_COMPONENT, SESSION_ID_LABEL, type SandboxPodConfig, validateSandboxPodConfig } from '@cli-mcp/podspec';
-import type { DeletePreconditions, KubeApi, PodList, PodListQuery, PodMergePatch, PodWatchEnd } from '../kube-api.port.js';
-import { KubeError } from '../kube-error.js';
+import { type DeletePreconditions, type KubeApi, type PodList, type PodListQuery, type PodMergePatch, type PodWatchEnd, KubeError } from '@cli-mcp/kube';
 
 export interface KubeCalls {
   listPods: (query: PodListQuery, signal: AbortSignal) => Promise<PodList>;

@@ -36,8 +36,3 @@ export function isConflict(error: unknown): boolean {
 export function isQuotaExceeded(error: unknown): boolean {
   return error instanceof KubeError && error.status === 403 && /exceeded quota/i.test(error.message);
 }
-
-/** Model-safe text of any failure (Go `%v` of the wrapped error). */
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,5 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { UNCLAIMABLE_ANNOTATION, isPodReady, isTerminal, isTerminating, oldestFirst } from '@cli-mcp/podspec';
+import { UNCLAIMABLE_ANNOTATION } from './labels.js';
+import { isPodReady, isTerminal, isTerminating, oldestFirst } from './pod-status.js';
 
 /**
  * Pure choices over listed pods (C-K8S-4, C-CTL-5/6). Every replica applies the same order to the same list, so

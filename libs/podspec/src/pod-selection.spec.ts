@@ -1,10 +1,10 @@
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
-import { UNCLAIMABLE_ANNOTATION } from '@cli-mcp/podspec';
+import { UNCLAIMABLE_ANNOTATION } from './labels.js';
 import { describe, expect, it } from 'vitest';
 import {
   CRASH_LOOP_RESTARTS, claimOrder, isCrashLooping, isLive, isMissingSecret, isServing, selectSessionPod, unclaimableReason,
 } from './pod-selection.js';
-import { pod } from './testing/strict-kube-api.js';
+import { pod } from '../../session/src/kubernetes/testing/strict-kube-api.js';
 
 const names = (pods: { metadata?: { name?: string } }[]): Array<string | undefined> => pods.map((p) => p.metadata?.name);
 
