@@ -8,6 +8,5 @@ export type { DeletePreconditions, KubeApi, PodList, PodListQuery, PodMergePatch
 export { KubeError, isAlreadyExists, isConflict, isNotFound, isQuotaExceeded } from './kube-error.js';
 export { KUBE_REQUESTS_METRIC, KubeRequestMetrics, type KubeResource, type KubeVerb } from './kube-request-metrics.js';
 export * from './lease/index.js';
-export {
-  COMMAND_TIMEOUT_FLAGS, CommandTimeoutSettings, KUBERNETES_FLAGS, KubernetesSettings, readKubernetesSettings, type KubernetesConfig,
-} from './kubernetes-settings.js';
+export { KUBERNETES_GROUP, KubernetesSettings, readKubernetesSettings, type KubernetesConfig } from './kubernetes-settings.js';
+export { SandboxSettings } from './sandbox-settings.js';

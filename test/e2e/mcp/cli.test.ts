@@ -67,7 +67,7 @@ describe('cli-mcp-server command line', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toContain('--default-timeout (env CLI_MCP_DEFAULT_TIMEOUT): invalid duration "soon"');
     expect(run.stderr).toContain('--max-output-chars (env CLI_MCP_MAX_OUTPUT_CHARS): must be a whole number; got "lots"');
-    expect(run.stderr).toContain('--result-format (env CLI_MCP_RESULT_FORMAT): must be one of text, json; got "yaml"');
+    expect(run.stderr).toContain('--result-format (env CLI_MCP_RESULT_FORMAT): must be one of the following values: text, json; got "yaml"');
     expect(run.stderr).toContain('--log-level (env CLI_MCP_LOG_LEVEL): must be one of');
     expect(run.stderr).toContain('[from CLI_MCP_LOG_LEVEL]');
     expect(run.stderr).toContain('unknown flag --bogus');

@@ -9,7 +9,8 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { parseQuantity, sandboxSpecHash } from '@cli-mcp/podspec';
-import { COMMAND_TIMEOUT_FLAGS, KUBERNETES_FLAGS } from '@cli-mcp/kube';
+import { flagTable } from '@cli-mcp/common';
+import { KubernetesSettings } from '@cli-mcp/kube';
 import { controllerConfigOf, deploymentOf, serverConfigOf, startedWith } from './support/effective-settings.js';
 import { KUBECTL, kustomizeTargets, render, type Manifest } from './support/rendered.js';
 
@@ -19,7 +20,7 @@ const targets = kustomizeTargets();
 const rendered = new Map(KUBECTL ? targets.map((target) => [target, render(target)]) : []);
 
 /** Flags that shape sandbox pods: only the shared ConfigMap may set them (`--namespace` is each pod's own). */
-const SANDBOX_FLAGS = [...KUBERNETES_FLAGS, ...COMMAND_TIMEOUT_FLAGS].map((flag) => flag.name).filter((name) => name !== 'namespace' && name !== 'kubeconfig');
+const SANDBOX_FLAGS = [...flagTable(KubernetesSettings).map((flag) => flag.name), 'default-timeout', 'max-timeout'].filter((name) => name !== 'namespace' && name !== 'kubeconfig');
 const envName = (flag: string): string => `CLI_MCP_${flag.toUpperCase().replace(/-/g, '_')}`;
 
 /** Sandbox flags a Deployment sets outside envFrom: in its args or its own env list. */

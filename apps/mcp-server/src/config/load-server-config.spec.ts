@@ -155,7 +155,7 @@ describe(loadServerConfig.name, () => {
 
     it('refuses an unsupported transport', async () => {
       expect(await problems(['--transport', 'websocket'])).toEqual([
-        '--transport (env CLI_MCP_TRANSPORT): must be one of stdio, http; got "websocket"',
+        '--transport (env CLI_MCP_TRANSPORT): must be one of the following values: stdio, http; got "websocket"',
       ]);
     });
 
@@ -217,12 +217,12 @@ describe(loadServerConfig.name, () => {
     expect((await config(['--yield-after', '0'])).tool.yieldAfterMs).toBe(0);
     expect((await config(['--yield-after', '20s'])).tool.yieldAfterMs).toBe(20_000);
     expect((await config([], { CLI_MCP_YIELD_AFTER: '30s' })).tool.yieldAfterMs).toBe(30_000);
-    expect(await problems(['--yield-after', '500ms'])).toEqual(['--yield-after (env CLI_MCP_YIELD_AFTER) must be 0 (never) or at least 1s']);
+    expect(await problems(['--yield-after', '500ms'])).toEqual(['--yield-after (env CLI_MCP_YIELD_AFTER): must be 0 (never) or at least 1s; got "500ms"']);
   });
 
   it('validates timeouts against each other and derives the shutdown grace from --max-timeout', async () => {
     expect(await problems(['--default-timeout', '10m', '--max-timeout', '5m'])).toEqual([
-      '--default-timeout (env CLI_MCP_DEFAULT_TIMEOUT) must not exceed --max-timeout (env CLI_MCP_MAX_TIMEOUT)',
+      '--default-timeout (env CLI_MCP_DEFAULT_TIMEOUT): must not exceed --max-timeout (env CLI_MCP_MAX_TIMEOUT); got "10m"',
     ]);
     expect((await config(['--max-timeout', '2m'])).shutdownGraceMs).toBe(130_000);
     expect((await config(['--max-timeout', '2m', '--shutdown-grace', '5s'])).shutdownGraceMs).toBe(5000);
@@ -275,7 +275,7 @@ describe(loadServerConfig.name, () => {
     expect(c.kubernetes.podConfig).toMatchObject({ maxTimeoutSeconds: 600, defaultTimeoutSeconds: 90, terminationGracePeriodSeconds: 610 });
     // One rule, one message: the pod settings do not repeat the server's own timeout problem.
     expect(await problems([...kubeFlags, '--max-timeout', '30s'])).toEqual([
-      '--default-timeout (env CLI_MCP_DEFAULT_TIMEOUT) must not exceed --max-timeout (env CLI_MCP_MAX_TIMEOUT)',
+      '--default-timeout (env CLI_MCP_DEFAULT_TIMEOUT): must not exceed --max-timeout (env CLI_MCP_MAX_TIMEOUT); got "60s"',
     ]);
   });
 
@@ -315,13 +315,13 @@ describe(loadServerConfig.name, () => {
   it('takes --local-network none, refuses it without bubblewrap, and refuses a warm pool beyond --max-sessions', async () => {
     expect((await config(['--local-network', 'none'])).local).toMatchObject({ network: 'none', isolation: 'auto' });
     expect(await problems(['--local-network', 'none', '--local-isolation', 'none'])).toEqual([
-      '--local-network (env CLI_MCP_LOCAL_NETWORK) none needs bubblewrap: use --local-isolation (env CLI_MCP_LOCAL_ISOLATION) auto or bwrap',
+      '--local-network (env CLI_MCP_LOCAL_NETWORK): needs bubblewrap: use --local-isolation (env CLI_MCP_LOCAL_ISOLATION) auto or bwrap; got "none"',
     ]);
     expect(await problems(['--local-network', 'isolated', '--local-isolation', 'none'])).toEqual([
-      '--local-network (env CLI_MCP_LOCAL_NETWORK) isolated needs bubblewrap: use --local-isolation (env CLI_MCP_LOCAL_ISOLATION) auto or bwrap',
+      '--local-network (env CLI_MCP_LOCAL_NETWORK): needs bubblewrap: use --local-isolation (env CLI_MCP_LOCAL_ISOLATION) auto or bwrap; got "isolated"',
     ]);
     expect(await problems(['--max-sessions', '2', '--warm-pool-size', '3'])).toEqual([
-      '--warm-pool-size (env CLI_MCP_WARM_POOL_SIZE) (3) must not exceed --max-sessions (env CLI_MCP_MAX_SESSIONS) (2)',
+      '--max-sessions (env CLI_MCP_MAX_SESSIONS): must not be less than --warm-pool-size (env CLI_MCP_WARM_POOL_SIZE); got "2"',
     ]);
   });
 
@@ -340,7 +340,7 @@ describe(loadServerConfig.name, () => {
   it('takes per-sandbox limits, the memory one as a quantity, and names the flag when out of range', async () => {
     expect((await config(['--local-max-processes', '256', '--local-max-memory', '512Mi'])).local).toMatchObject({ maxProcesses: 256, maxMemoryBytes: 512 * 2 ** 20 });
     expect(await problems(['--local-max-processes', '4', '--local-max-memory', '1Mi'])).toEqual([
-      '--local-max-processes (env CLI_MCP_LOCAL_MAX_PROCESSES): must be between 32 and 1000000; got 4',
+      '--local-max-processes (env CLI_MCP_LOCAL_MAX_PROCESSES): must not be less than 32; got "4"',
       '--local-max-memory (env CLI_MCP_LOCAL_MAX_MEMORY): must be between 128Mi and 1Pi; got "1Mi"',
     ]);
   });

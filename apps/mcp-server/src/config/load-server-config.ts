@@ -6,7 +6,7 @@ import { readKubernetesSettings } from '@cli-mcp/kube';
 import { parseQuantity } from '@cli-mcp/podspec';
 import { defaultInstructions } from './instructions.js';
 import type { AllowedHosts, HttpConfig, ServerConfig } from './server-config.js';
-import { ENV_PREFIX, SERVER_FLAGS } from './server-flags.js';
+import { ENV_PREFIX, SERVER_FLAGS, SERVER_HELP_GROUPS } from './server-flags.js';
 import { ServerSettings } from './server-settings.js';
 
 /** Side effects the loader needs, injected so tests run without files or randomness. */
@@ -106,6 +106,7 @@ export function helpText(version: string): string {
     title: `cli-mcp-server ${version} — MCP server that gives AI agents a sandboxed, persistent bash shell.`,
     usage: 'cli-mcp-server [flags]',
     envPrefix: ENV_PREFIX,
+    groupOrder: SERVER_HELP_GROUPS,
     footer: [
       'Every flag can also be set in the environment (the env name is listed); a flag on the command line wins.',
       'Durations use Go syntax: 90s, 5m, 1h30m. Empty values count as unset.',

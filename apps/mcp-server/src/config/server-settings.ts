@@ -1,58 +1,134 @@
-import { DurationRange, FromFlag, IntegerRange, LOG_LEVELS, OneOf, Satisfies, type LogLevelName } from '@cli-mcp/common';
-import { CommandTimeoutSettings } from '@cli-mcp/kube';
+import { DurationRange, Flag, IntegerRange, LOG_LEVELS, OneOf, Satisfies, type LogLevelName } from '@cli-mcp/common';
+import { SandboxSettings } from '@cli-mcp/kube';
 import type { BackendKind, LocalIsolation, LocalNetwork, ResultFormat, Transport } from './server-config.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
+export const SERVER = 'Server';
+export const TOOL = 'Tool';
+export const SECURITY = 'HTTP security';
+export const LOCAL = 'Local backend (--backend local)';
+export const KUBE = 'Kubernetes backend (--backend kubernetes)';
+export const OTHER = 'Other';
+
 /**
- * The server's typed flags with their rules (C-CFG-1), validated by class-validator through `readSettings`: one
- * decorated field per flag of `SERVER_FLAGS` that needs no file or network access. Flags that read files or
- * parse addresses (`--address`, `--allowed-hosts`, `--*-file`, `--state-dir`, `--session-id`) and the shared
- * Kubernetes flags (`readKubernetesSettings`) are read by `loadServerConfig` itself; the command timeouts are
- * shared with the controller (`CommandTimeoutSettings`).
+ * Every server flag, declared once with its type, `--help` text, default and rules (C-CFG-1; the Go names are
+ * kept, Go §7.1/7.2, new flags follow their style), validated by class-validator through `readSettings`. The
+ * sandbox flags are the controller's too (`SandboxSettings`), and so are the Kubernetes ones (`KubernetesSettings`,
+ * read by `readKubernetesSettings`). Values that need files or parsing beyond a type (`--address`,
+ * `--allowed-hosts`, `--*-file`, `--state-dir`, `--session-id`, `--local-max-memory`) are finished by
+ * `loadServerConfig`.
  */
-export class ServerSettings extends CommandTimeoutSettings {
-  @FromFlag('transport') @OneOf(['stdio', 'http']) transport!: Transport;
-  @FromFlag('backend') @OneOf(['local', 'kubernetes']) backend!: BackendKind;
-  /** Go compatibility only: HTTP is always stateless here. */
-  @FromFlag('stateless', 'boolean') stateless!: boolean;
+export class ServerSettings extends SandboxSettings {
+  @Flag('transport', { group: SERVER, short: 't', valueName: 'stdio|http', default: 'stdio', description: 'MCP transport: stdio (one client, one session) or streamable HTTP (stateless, many sessions).' })
+  @OneOf(['stdio', 'http'])
+  transport!: Transport;
 
-  /** Unset: `--max-timeout` + 10 s. */
-  @FromFlag('shutdown-grace', 'duration') @DurationRange({ minMs: 0, maxMs: DAY_MS }) shutdownGraceMs?: number;
-  @FromFlag('result-format') @OneOf(['text', 'json']) resultFormat!: ResultFormat;
-  @FromFlag('max-output-chars', 'integer') @IntegerRange(1000, 10_000_000) maxOutputChars!: number;
-  // C-MCP-11: 0 = never; otherwise at least a second, so a call always gets to start its command.
-  @FromFlag('yield-after', 'duration')
+  @Flag('address', { group: SERVER, short: 'a', valueName: 'host:port', default: '127.0.0.1:8080', description: 'HTTP listen address; port 0 picks a free port (the bound URL is logged). Non-loopback needs --auth-token-file.' })
+  address!: string;
+
+  @Flag('stateless', { group: SERVER, type: 'boolean', description: 'Accepted for compatibility with the Go server; HTTP is always stateless.' })
+  stateless!: boolean;
+
+  @Flag('backend', { group: SERVER, valueName: 'local|kubernetes', default: 'local', description: 'Where sandboxes run: local processes on this machine, or one pod per session.' })
+  @OneOf(['local', 'kubernetes'])
+  backend!: BackendKind;
+
+  @Flag('ready-timeout', { group: SERVER, type: 'duration', valueName: 'duration', default: '60s', description: 'How long a new sandbox may take to become ready, on either backend (kubernetes: scheduled, image pulled, agent healthy).' })
+  @DurationRange({ minMs: 1000, maxMs: HOUR_MS })
+  readyTimeoutMs!: number;
+
+  @Flag('session-id', { group: SERVER, valueName: 'id', defaultText: 'stdio-<random>, one per process', description: 'stdio only: the session (sandbox) this process serves; an RFC 1123 label.' })
+  sessionId?: string;
+
+  @Flag('eager-acquire', { group: SERVER, type: 'boolean', defaultText: 'true', description: 'Start making a session\'s sandbox on its first request (initialize, tools/list, ping …), so the first command does not wait for it; =false turns it off.' })
+  eagerAcquire?: boolean;
+
+  @Flag('cache-ttl', { group: SERVER, type: 'duration', valueName: 'duration', default: '30s', description: 'How long a session → sandbox lookup is cached.' })
+  @DurationRange({ minMs: 1000, maxMs: HOUR_MS })
+  cacheTtlMs!: number;
+
+  @Flag('shutdown-grace', { group: SERVER, type: 'duration', valueName: 'duration', defaultText: 'max-timeout + 10s', description: 'On SIGTERM/SIGINT, how long running commands may finish before they are cancelled.' })
   @DurationRange({ minMs: 0, maxMs: DAY_MS })
-  @Satisfies((ms: number) => ms === 0 || ms >= 1000, '{self} must be 0 (never) or at least 1s')
+  shutdownGraceMs?: number;
+
+  @Flag('result-format', { group: TOOL, valueName: 'text|json', default: 'text', description: 'Tool result text: readable plain text, or the Go server\'s JSON object.' })
+  @OneOf(['text', 'json'])
+  resultFormat!: ResultFormat;
+
+  @Flag('max-output-chars', { group: TOOL, type: 'integer', valueName: 'n', default: '30000', description: 'Budget of the result text; the head and tail of the output are kept and the rest is counted exactly.' })
+  @IntegerRange(1000, 10_000_000)
+  maxOutputChars!: number;
+
+  @Flag('yield-after', { group: TOOL, type: 'duration', valueName: 'duration', default: '50s', description: 'A command still running after this long becomes a background job of the session shell and the call returns (0 = never); keep it below the client\'s tool-call timeout.' })
+  @DurationRange({ minMs: 0, maxMs: DAY_MS })
+  // C-MCP-11: 0 = never; otherwise at least a second, so a call always gets to start its command.
+  @Satisfies('neverOrASecond', (ms: number) => ms === 0 || ms >= 1000, '$property must be 0 (never) or at least 1s')
   yieldAfterMs!: number;
-  @FromFlag('progress-interval', 'duration') @DurationRange({ minMs: 100, maxMs: 5000 }) progressIntervalMs!: number;
-  @FromFlag('cache-ttl', 'duration') @DurationRange({ minMs: 1000, maxMs: HOUR_MS }) cacheTtlMs!: number;
 
-  @FromFlag('local-isolation') @OneOf(['auto', 'bwrap', 'none']) localIsolation!: LocalIsolation;
+  @Flag('progress-interval', { group: TOOL, type: 'duration', valueName: 'duration', default: '5s', description: 'Interval of progress notifications for calls that send a progressToken (at most 5s).' })
+  @DurationRange({ minMs: 100, maxMs: 5000 })
+  progressIntervalMs!: number;
 
-  // Only bubblewrap can give a sandbox its own network namespace (docs/local-backend.md, "Network").
-  @FromFlag('local-network')
+  @Flag('instructions-file', { group: TOOL, valueName: 'path', description: 'Replaces the server instructions sent at initialize (e.g. to list the CLIs in your sandbox image).' })
+  instructionsFile?: string;
+
+  @Flag('auth-token-file', { group: SECURITY, valueName: 'path', description: 'Require "Authorization: Bearer <file content>" on /mcp and /sessions. Required for a non-loopback --address.' })
+  authTokenFile?: string;
+
+  @Flag('allowed-hosts', { group: SECURITY, type: 'list', valueName: 'host,host|*', description: 'Host/Origin names accepted besides loopback ones (DNS-rebinding protection); * accepts any (behind a proxy).' })
+  allowedHosts!: string[];
+
+  @Flag('hmac-key-file', { group: SECURITY, valueName: 'path', defaultText: '<state-dir>/hmac.key, generated on first start (local backend)', description: 'Key that derives each session\'s sandbox token. Required with --backend kubernetes.' })
+  hmacKeyFile?: string;
+
+  @Flag('state-dir', { group: LOCAL, valueName: 'path', defaultText: '$XDG_STATE_HOME/cli-mcp-server or ~/.local/state/cli-mcp-server', description: 'Directory for the generated HMAC key and local sandboxes\' state.' })
+  stateDir?: string;
+
+  @Flag('local-isolation', { group: LOCAL, valueName: 'auto|bwrap|none', default: 'auto', description: 'Sandbox isolation: bubblewrap when available (auto), required (bwrap), or plain processes (none).' })
+  @OneOf(['auto', 'bwrap', 'none'])
+  localIsolation!: LocalIsolation;
+
+  @Flag('local-network', { group: LOCAL, valueName: 'auto|isolated|host|none', default: 'auto', description: 'Network of local sandboxes: isolated (own namespace, outbound through slirp4netns, no host loopback), none (no network), host (shared with the server: sandboxes reach its port and every loopback service); auto = isolated where slirp4netns works, else host with a warning.' })
   @OneOf(['auto', 'isolated', 'host', 'none'])
+  // Only bubblewrap can give a sandbox its own network namespace (docs/local-backend.md, "Network").
   @Satisfies(
+    'needsBubblewrap',
     (network: string, s: ServerSettings) => !(s.backend === 'local' && (network === 'none' || network === 'isolated') && s.localIsolation === 'none'),
-    '{self} {value} needs bubblewrap: use {flagOf:localIsolation} auto or bwrap',
+    '$property needs bubblewrap: use localIsolation auto or bwrap',
   )
   localNetwork!: LocalNetwork;
 
-  /** Unset: no process limit (C-SEC-3). */
-  @FromFlag('local-max-processes', 'integer') @IntegerRange(32, 1_000_000) localMaxProcesses?: number;
+  @Flag('local-reset-state', { group: LOCAL, type: 'boolean', description: 'Delete the sessions\' workspaces an earlier server left in the state dir instead of adopting them (by default a restart keeps every session\'s files).' })
+  localResetState!: boolean;
 
-  @FromFlag('max-sessions', 'integer') @IntegerRange(1, 10_000) maxSessions!: number;
+  @Flag('local-ro-bind', { group: LOCAL, type: 'list', repeatable: true, valueName: 'path', description: 'Extra host path sandboxes see read-only (repeatable; env: comma-separated). Never the state dir or a key file.' })
+  localRoBinds!: string[];
 
-  @FromFlag('warm-pool-size', 'integer')
-  @IntegerRange(0, 10_000)
-  @Satisfies((size: number, s: ServerSettings) => s.maxSessions === undefined || size <= s.maxSessions, '{self} ({value}) must not exceed {flagOf:maxSessions} ({valueOf:maxSessions})')
-  warmPoolSize!: number;
+  @Flag('local-max-processes', { group: LOCAL, type: 'integer', valueName: 'n', description: 'Most tasks (processes and threads, the agent\'s own ~20 included) per sandbox; needs a writable cgroup (else start-up fails saying so). Unset: no limit.' })
+  @IntegerRange(32, 1_000_000)
+  localMaxProcesses?: number;
 
-  @FromFlag('idle-timeout', 'duration') @DurationRange({ minMs: 1000, maxMs: 30 * DAY_MS }) idleTimeoutMs!: number;
-  @FromFlag('ready-timeout', 'duration') @DurationRange({ minMs: 1000, maxMs: HOUR_MS }) readyTimeoutMs!: number;
-  @FromFlag('activity-interval', 'duration') @DurationRange({ minMs: 1000, maxMs: HOUR_MS }) activityIntervalMs!: number;
-  @FromFlag('log-level') @OneOf(LOG_LEVELS) logLevel!: LogLevelName;
+  @Flag('local-max-memory', { group: LOCAL, valueName: 'quantity', description: 'Most memory per sandbox (e.g. 512Mi, the agent\'s ~60 MB included); needs a writable cgroup (else start-up fails saying so). Unset: no limit.' })
+  localMaxMemory?: string;
+
+  @Flag('max-sessions', { group: LOCAL, type: 'integer', valueName: 'n', default: '32', description: 'Most sandboxes alive at once; a new session beyond it is refused.' })
+  @IntegerRange(1, 10_000)
+  @Satisfies('holdsWarmPool', (max: number, s: ServerSettings) => s.warmPoolSize === undefined || s.warmPoolSize <= max, '$property must not be less than warmPoolSize')
+  maxSessions!: number;
+
+  @Flag('activity-interval', { group: KUBE, type: 'duration', valueName: 'duration', default: '30s', description: 'At most one last-activity update per session per interval.' })
+  @DurationRange({ minMs: 1000, maxMs: HOUR_MS })
+  activityIntervalMs!: number;
+
+  @Flag('log-level', { group: OTHER, valueName: 'level', default: 'info', description: 'trace, debug, info, warn, error, fatal or silent (JSON lines on stderr).' })
+  @OneOf(LOG_LEVELS)
+  logLevel!: LogLevelName;
+
+  @Flag('help', { group: OTHER, type: 'boolean', short: 'h', noEnv: true, description: 'Print this help and exit.' })
+  help!: boolean;
+
+  @Flag('version', { group: OTHER, type: 'boolean', short: 'v', noEnv: true, description: 'Print the version and exit.' })
+  version!: boolean;
 }

@@ -1,5 +1,5 @@
-import { envVarName } from '@cli-mcp/common';
-import { KUBERNETES_FLAGS } from '@cli-mcp/kube';
+import { envVarName, flagTable } from '@cli-mcp/common';
+import { KubernetesSettings, SandboxSettings } from '@cli-mcp/kube';
 import { describe, expect, it } from 'vitest';
 import { CONTROLLER_FLAGS, ENV_PREFIX } from './controller-flags.js';
 import { loadControllerConfig, type ControllerConfigOutcome } from './load-controller-config.js';
@@ -49,7 +49,7 @@ describe(loadControllerConfig.name, () => {
       maxTimeoutSeconds: 600, defaultTimeoutSeconds: 90, terminationGracePeriodSeconds: 610,
     });
     expect(problems([...KUBE, '--max-timeout', '30s'])).toEqual([
-      '--default-timeout (env CLI_MCP_DEFAULT_TIMEOUT) must not exceed --max-timeout (env CLI_MCP_MAX_TIMEOUT)',
+      '--default-timeout (env CLI_MCP_DEFAULT_TIMEOUT): must not exceed --max-timeout (env CLI_MCP_MAX_TIMEOUT); got "60s"',
     ]);
   });
 
@@ -69,8 +69,8 @@ describe(loadControllerConfig.name, () => {
     expect(found).toContain('--sandbox-image (env CLI_MCP_SANDBOX_IMAGE) is required');
   });
 
-  it('uses the server’s Kubernetes flag definitions, and --help lists every flag with default and env var', () => {
-    for (const spec of KUBERNETES_FLAGS) expect(CONTROLLER_FLAGS.some((f) => f.name === spec.name && f.description === spec.description)).toBe(true);
+  it('uses the server’s sandbox and Kubernetes flag declarations, and --help lists every flag with default and env var', () => {
+    for (const spec of flagTable(SandboxSettings, KubernetesSettings)) expect(CONTROLLER_FLAGS).toContainEqual(spec);
     const help = load(['--help', '--bogus']);
     expect(help.kind).toBe('help');
     const text = help.kind === 'help' ? help.text : '';

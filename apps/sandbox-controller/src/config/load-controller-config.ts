@@ -1,7 +1,7 @@
 import { FlagReader, type ConfigOutcome, parseHostPort, readRawFlags, readSettings, renderHelp } from '@cli-mcp/common';
 import { readKubernetesSettings } from '@cli-mcp/kube';
 import type { ControllerConfig } from './controller-config.js';
-import { CONTROLLER_FLAGS, ENV_PREFIX } from './controller-flags.js';
+import { CONTROLLER_FLAGS, CONTROLLER_HELP_GROUPS, ENV_PREFIX } from './controller-flags.js';
 import { ControllerSettings } from './controller-settings.js';
 
 /** What the loader needs from the process, injected so tests run without one. */
@@ -56,6 +56,7 @@ export function controllerHelpText(version: string): string {
     title: `sandbox-controller ${version} — warm pool, idle and age GC for cli-mcp-server's Kubernetes sandboxes (leader-elected).`,
     usage: 'sandbox-controller [flags]',
     envPrefix: ENV_PREFIX,
+    groupOrder: CONTROLLER_HELP_GROUPS,
     footer: [
       'Every flag can also be set in the environment (the env name is listed); a flag on the command line wins.',
       'Durations use Go syntax: 90s, 5m, 1h30m. Empty values count as unset.',

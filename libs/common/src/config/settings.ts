@@ -1,113 +1,152 @@
-import { registerDecorator, validateSync, type ValidationArguments, type ValidationError } from 'class-validator';
+import { Max, Min, IsIn, ValidateBy, validateSync, type ValidationArguments, type ValidationError } from 'class-validator';
 import { formatDuration } from '../duration.js';
 import { rangeText, type FlagReader, type FlagValueKind } from '../flags/flag-reader.js';
+import type { FlagSpec } from '../flags/flag-spec.js';
 
 /**
- * Typed, class-validator-checked settings fed by flags (C-CFG-1). A settings class declares one field per flag:
+ * Every flag is declared ONCE, on the field of a settings class that holds its typed value (C-CFG-1, issue 19
+ * item 4): name, value type, `--help` text, default and group in `@Flag`, its rules in class-validator decorators.
  *
- *   @FromFlag('max-output-chars', 'integer') @IntegerRange(1000, 10_000_000) maxOutputChars!: number;
+ *   @Flag('max-output-chars', { type: 'integer', valueName: 'n', default: '30000', description: '…' })
+ *   @Min(1000) @Max(10_000_000)
+ *   maxOutputChars!: number;
  *
- * `readSettings(Class, flags)` reads each field through the flag layer (text → type, syntax problems named with
- * flag and env var), then validates the instance with class-validator and turns every violation into a problem
- * that names the field's flag and env var — all problems of one run together. Adding a flag is its table entry
- * (`FlagSpec`, for parsing and `--help`) plus one decorated field.
- *
- * Messages are templates: `{raw}` = the flag's text as given (quoted), `{value}` = the field's typed value,
- * `{flagOf:field}` / `{valueOf:field}` = another field's flag label / value. A message that starts with `{self}`
- * (the field's own flag label) is complete as it stands; any other is prefixed `--flag (env X): `.
+ * `flagTable(Class)` derives the table that parsing and `--help` use; `readSettings(Class, flags)` reads each field
+ * through the flag layer (text → type; syntax problems named with flag and env var), then validates the instance
+ * with class-validator. Messages are class-validator's own (`$property must not be less than 1`) or written in its
+ * style for our few custom rules; `readSettings` names the flag instead of the field — the leading field and any
+ * other field a message mentions become `--flag (env NAME)` — and adds the value as given. Shared tables are
+ * shared classes: the server's and the controller's settings extend the same ones, so a flag and its range
+ * cannot differ between the two (docs/configuration.md, "One declaration per flag").
  */
+
+/** What `@Flag` declares besides the name: the `FlagSpec` fields and how the text is read (default `string`). */
+export interface FlagDeclaration extends Omit<FlagSpec, 'name' | 'kind'> {
+  readonly type?: FlagValueKind;
+}
 
 interface FieldBinding {
   readonly flag: string;
-  readonly kind: FlagValueKind;
+  readonly type: FlagValueKind;
+  readonly spec: FlagSpec;
+  /** The class that declares it (its `@FlagGroup` is the default `--help` heading). */
+  readonly owner: object;
 }
 
 const BINDINGS = new WeakMap<object, Map<string, FieldBinding>>();
+const GROUPS = new WeakMap<object, string>();
 
-/** Binds the decorated field to flag `flag`, read as `kind` (default: the text). */
-export function FromFlag(flag: string, kind: FlagValueKind = 'string'): PropertyDecorator {
-  return (prototype, property) => {
-    const fields = new Map(bindingsOf(prototype));
-    fields.set(String(property), { flag, kind });
-    BINDINGS.set(prototype, fields);
+/** The `--help` heading of every flag the class declares without its own `group`. */
+export function FlagGroup(group: string): ClassDecorator {
+  return (target) => {
+    GROUPS.set(target.prototype as object, group);
   };
 }
 
-function bindingsOf(prototype: object): ReadonlyMap<string, FieldBinding> {
-  for (let p: object | null = prototype; p; p = Object.getPrototypeOf(p) as object | null) {
-    const found = BINDINGS.get(p);
-    if (found) return found;
-  }
-  return new Map();
+/** Declares flag `name` on the decorated field (see the module comment). */
+export function Flag(name: string, declaration: FlagDeclaration): PropertyDecorator {
+  const { type = 'string', ...rest } = declaration;
+  const spec: FlagSpec = { name, ...rest, kind: type === 'boolean' ? 'boolean' : 'string' };
+  return (prototype, property) => {
+    const own = BINDINGS.get(prototype) ?? new Map<string, FieldBinding>();
+    own.set(String(property), { flag: name, type, spec, owner: prototype });
+    BINDINGS.set(prototype, own);
+  };
 }
 
-/** Field → flag names of a settings class (for messages elsewhere). */
-export function flagOfField<T extends object>(settings: new () => T, field: keyof T & string): string {
-  const binding = bindingsOf(settings.prototype as object).get(field);
-  if (!binding) throw new Error(`${settings.name}.${field} is not bound to a flag`); // programming error
+/** Field → binding of a settings class, base classes first, each in declaration order. */
+function bindingsOf(Settings: abstract new () => object): ReadonlyMap<string, FieldBinding> {
+  const chain: object[] = [];
+  for (let p: object | null = Settings.prototype as object; p && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) chain.unshift(p);
+  return new Map(chain.flatMap((p) => [...(BINDINGS.get(p) ?? new Map<string, FieldBinding>())]));
+}
+
+/** The flag table of a settings class (and its bases): what `readRawFlags`, `FlagReader` and `renderHelp` take. */
+export function flagTable(...classes: ReadonlyArray<abstract new () => object>): FlagSpec[] {
+  const seen = new Set<string>();
+  return classes
+    .flatMap((Settings) => [...bindingsOf(Settings).values()])
+    .map(({ spec, owner }) => (spec.group === undefined && GROUPS.has(owner) ? { ...spec, group: GROUPS.get(owner) } : spec))
+    .filter((spec) => !seen.has(spec.name) && seen.add(spec.name));
+}
+
+/** The flag bound to a field (for messages elsewhere). */
+export function flagOfField<T extends object>(Settings: new () => T, field: keyof T & string): string {
+  const binding = bindingsOf(Settings).get(field);
+  if (!binding) throw new Error(`${Settings.name}.${field} is not bound to a flag`); // programming error
   return binding.flag;
 }
 
-/**
- * A field rule: `test(value, settings)` must hold, else `message` (a template, see above). Unset fields
- * (`undefined`) pass unless `required`.
- */
-export function Satisfies<T extends object>(test: (value: never, settings: T) => boolean, message: string, options: { required?: boolean } = {}): PropertyDecorator {
+/** A whole number within [min, max] (either bound optional): class-validator's `Min` and `Max`. */
+export function IntegerRange(min?: number, max?: number): PropertyDecorator {
   return (prototype, property) => {
-    registerDecorator({
-      name: 'satisfies',
-      target: prototype.constructor,
-      propertyName: String(property),
-      options: { message },
-      validator: {
-        validate: (value: unknown, args: ValidationArguments) =>
-          value === undefined ? !options.required : test(value as never, args.object as T),
-      },
-    });
+    if (min !== undefined) Min(min)(prototype, property);
+    if (max !== undefined) Max(max)(prototype, property);
   };
 }
 
-/** A whole number within [min, max] (either bound optional). */
-export function IntegerRange(min?: number, max?: number): PropertyDecorator {
-  return Satisfies((value: number) => (min === undefined || value >= min) && (max === undefined || value <= max), `must be ${rangeText(min, max, String)}; got {value}`);
+/** One of `values`, exactly: class-validator's `IsIn`. */
+export function OneOf(values: readonly string[]): PropertyDecorator {
+  return IsIn([...values]);
 }
 
 /** A duration (ms) within [min, max], optionally whole seconds (values sent to the agent in seconds). */
 export function DurationRange(rule: { minMs?: number; maxMs?: number; wholeSeconds?: boolean }): PropertyDecorator {
-  const within = Satisfies((ms: number) => (rule.minMs === undefined || ms >= rule.minMs) && (rule.maxMs === undefined || ms <= rule.maxMs), `must be ${rangeText(rule.minMs, rule.maxMs, formatDuration)}; got {raw}`);
-  const whole = Satisfies((ms: number) => !rule.wholeSeconds || ms % 1000 === 0, 'must be a whole number of seconds; got {raw}');
+  const range = rangeText(rule.minMs, rule.maxMs, formatDuration);
+  const within = ValidateBy({
+    name: 'durationRange',
+    validator: {
+      validate: (ms: unknown) => typeof ms === 'number' && (rule.minMs === undefined || ms >= rule.minMs) && (rule.maxMs === undefined || ms <= rule.maxMs),
+      defaultMessage: () => `$property must be ${range}`,
+    },
+  });
+  const whole = ValidateBy({
+    name: 'wholeSeconds',
+    validator: { validate: (ms: unknown) => !rule.wholeSeconds || (typeof ms === 'number' && ms % 1000 === 0), defaultMessage: () => '$property must be a whole number of seconds' },
+  });
   return (prototype, property) => {
     within(prototype, property);
     whole(prototype, property);
   };
 }
 
-/** One of `values`, exactly. */
-export function OneOf(values: readonly string[]): PropertyDecorator {
-  return Satisfies((value: string) => values.includes(value), `must be one of ${values.join(', ')}; got {raw}`);
+/**
+ * A rule over the settings object (a cross-flag rule): `test(value, settings)` must hold, else `message`, written
+ * the class-validator way — `$property` and the names of other fields, which `readSettings` turns into flags.
+ */
+export function Satisfies<T extends object>(name: string, test: (value: never, settings: T) => boolean, message: string): PropertyDecorator {
+  return ValidateBy({
+    name,
+    validator: { validate: (value: unknown, args?: ValidationArguments) => test(value as never, args!.object as T), defaultMessage: () => message },
+  });
 }
 
 /**
- * Reads and validates `Settings` from `flags`; every problem is recorded on `flags` (check `flags.problems`). Fields
- * whose text did not parse are left undefined and not validated further (one problem per mistake).
+ * Reads and validates `Settings` from `flags`; every problem is recorded on `flags` (check `flags.problems`). Unset
+ * fields (`undefined`) are optional and skip their rules; fields whose text did not parse are left undefined and
+ * not validated further (one problem per mistake).
  */
 export function readSettings<T extends object>(Settings: new () => T, flags: FlagReader): T {
   const settings = new Settings();
-  const bindings = bindingsOf(Settings.prototype as object);
+  const bindings = bindingsOf(Settings);
   const malformed = new Set<string>();
-  for (const [field, { flag, kind }] of bindings) {
+  for (const [field, { flag, type }] of bindings) {
     const before = flags.problems.length;
-    const value = flags.parse(flag, kind);
+    const value = flags.parse(flag, type);
     if (flags.problems.length > before) malformed.add(field);
     (settings as Record<string, unknown>)[field] = value;
   }
-  for (const error of flatten(validateSync(settings, { forbidUnknownValues: false }))) {
-    if (malformed.has(error.property)) continue;
+  // In table order (class-validator reports a subclass's fields before its base's).
+  const order = [...bindings.keys()];
+  const errors = flatten(validateSync(settings, { forbidUnknownValues: false, skipUndefinedProperties: true }));
+  errors.sort((x, y) => order.indexOf(x.property) - order.indexOf(y.property));
+  for (const error of errors) {
     const binding = bindings.get(error.property);
-    for (const template of Object.values(error.constraints ?? {})) {
-      const message = fill(template, error.property, settings as Record<string, unknown>, bindings, flags);
-      if (!binding || template.startsWith('{self}')) flags.fail(message);
-      else flags.invalid(binding.flag, message);
+    if (malformed.has(error.property) || !binding) continue;
+    for (const message of Object.values(error.constraints ?? {})) {
+      const problem = nameFlags(message.replace(new RegExp(`^${error.property} `), ''), bindings, flags);
+      const given = flags.string(binding.flag);
+      flags.invalid(binding.flag, given === undefined ? problem : `${problem}; got ${JSON.stringify(given)}`);
     }
   }
   return settings;
@@ -117,18 +156,10 @@ function flatten(errors: ValidationError[]): ValidationError[] {
   return errors.flatMap((error) => [error, ...flatten(error.children ?? [])]);
 }
 
-function fill(template: string, field: string, settings: Record<string, unknown>, bindings: ReadonlyMap<string, FieldBinding>, flags: FlagReader): string {
-  const label = (name: string): string => {
-    const binding = bindings.get(name);
-    return binding ? flags.label(binding.flag) : name;
-  };
-  return template
-    .replace(/\{self\}/g, () => label(field))
-    .replace(/\{raw\}/g, () => {
-      const binding = bindings.get(field);
-      return JSON.stringify((binding && flags.string(binding.flag)) ?? '');
-    })
-    .replace(/\{value\}/g, () => String(settings[field]))
-    .replace(/\{flagOf:(\w+)\}/g, (_, name: string) => label(name))
-    .replace(/\{valueOf:(\w+)\}/g, (_, name: string) => String(settings[name]));
+/** Every field name a message mentions, as its flag label. */
+function nameFlags(message: string, bindings: ReadonlyMap<string, FieldBinding>, flags: FlagReader): string {
+  return message.replace(/\b[a-z][A-Za-z0-9]*\b/g, (word) => {
+    const binding = bindings.get(word);
+    return binding ? flags.label(binding.flag) : word;
+  });
 }

@@ -1,19 +1,6 @@
-import { formatDuration, parseDuration } from '../duration.js';
+import { parseDuration } from '../duration.js';
 import { envVarName, type FlagSpec, type RawFlags, type RawFlagValue } from './flag-spec.js';
 import { describeFlag } from './read-raw-flags.js';
-
-export interface IntegerRule {
-  readonly min?: number;
-  readonly max?: number;
-}
-
-export interface DurationRule {
-  /** Inclusive bounds in milliseconds. */
-  readonly minMs?: number;
-  readonly maxMs?: number;
-  /** Reject fractions of a second (values sent to the agent in whole seconds). */
-  readonly wholeSeconds?: boolean;
-}
 
 /**
  * Typed access to raw flags that never throws: a bad value records a problem that names the flag, its env var
@@ -70,48 +57,24 @@ export class FlagReader {
     return value === 'true';
   }
 
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+  /** A whole number (syntax only: ranges are a settings class's rules); `undefined` when unset or malformed. */
+  integer(name: string): number | undefined {
     const text = this.string(name);
-    if (text === undefined) return fallback;
-    if ((allowed as readonly string[]).includes(text)) return text as T;
-    this.invalid(name, `must be one of ${allowed.join(', ')}; got ${JSON.stringify(text)}`);
-    return fallback;
-  }
-
-  integer(name: string, rule: IntegerRule, fallback: number): number {
-    const text = this.string(name);
-    if (text === undefined) return fallback;
+    if (text === undefined) return undefined;
     const value = /^[+-]?\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
-    if (!Number.isSafeInteger(value)) {
-      this.invalid(name, `must be a whole number; got ${JSON.stringify(text)}`);
-      return fallback;
-    }
-    if ((rule.min !== undefined && value < rule.min) || (rule.max !== undefined && value > rule.max)) {
-      this.invalid(name, `must be ${rangeText(rule.min, rule.max, String)}; got ${value}`);
-      return fallback;
-    }
-    return value;
+    if (Number.isSafeInteger(value)) return value;
+    this.invalid(name, `must be a whole number; got ${JSON.stringify(text)}`);
+    return undefined;
   }
 
-  /** Milliseconds. */
-  duration(name: string, rule: DurationRule, fallbackMs: number): number {
+  /** Milliseconds (syntax only, Go durations); `undefined` when unset or malformed. */
+  duration(name: string): number | undefined {
     const text = this.string(name);
-    if (text === undefined) return fallbackMs;
+    if (text === undefined) return undefined;
     const parsed = parseDuration(text.trim());
-    if (!parsed.ok) {
-      this.invalid(name, `${parsed.error}; use Go syntax such as 90s, 5m or 1h30m`);
-      return fallbackMs;
-    }
-    const { minMs, maxMs } = rule;
-    if ((minMs !== undefined && parsed.ms < minMs) || (maxMs !== undefined && parsed.ms > maxMs)) {
-      this.invalid(name, `must be ${rangeText(minMs, maxMs, formatDuration)}; got ${JSON.stringify(text)}`);
-      return fallbackMs;
-    }
-    if (rule.wholeSeconds && parsed.ms % 1000 !== 0) {
-      this.invalid(name, `must be a whole number of seconds; got ${JSON.stringify(text)}`);
-      return fallbackMs;
-    }
-    return parsed.ms;
+    if (parsed.ok) return parsed.ms;
+    this.invalid(name, `${parsed.error}; use Go syntax such as 90s, 5m or 1h30m`);
+    return undefined;
   }
 
   /** Comma-separated list, entries trimmed, empty entries dropped. */
@@ -137,12 +100,9 @@ export class FlagReader {
       case 'string':
         return this.string(name);
       case 'integer':
-      case 'duration': {
-        if (this.string(name) === undefined) return undefined;
-        const before = this.found.length;
-        const value = kind === 'integer' ? this.integer(name, {}, Number.NaN) : this.duration(name, {}, Number.NaN);
-        return this.found.length === before ? value : undefined;
-      }
+        return this.integer(name);
+      case 'duration':
+        return this.duration(name);
     }
   }
 

@@ -40,6 +40,9 @@ export interface RawFlags {
   readonly problems: readonly string[];
 }
 
+/** The env prefix of the server's and the controller's flags: one set of names for both (C-CFG-1). */
+export const CLI_MCP_ENV_PREFIX = 'CLI_MCP_';
+
 /** `CLI_MCP_` + `default-timeout` → `CLI_MCP_DEFAULT_TIMEOUT`. */
 export function envVarName(prefix: string, flagName: string): string {
   return `${prefix}${flagName.toUpperCase().replace(/-/g, '_')}`;
