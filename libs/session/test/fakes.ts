@@ -134,6 +134,7 @@ export function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; r
 interface LocalAgentMethods extends Record<string, AnyFn> {
   assign: (baseUrl: string, token: string, signal?: AbortSignal) => Promise<void>;
   health: (baseUrl: string, signal?: AbortSignal) => Promise<{ status: 'ok'; assigned: boolean; busy: boolean }>;
+  output: (baseUrl: string, token: string, requestId?: string, signal?: AbortSignal) => Promise<OutputResponse>;
 }
 
 /** Strict fake of the agent calls the local backend makes itself. */
@@ -143,5 +144,8 @@ export class StrictLocalAgent extends Strict<LocalAgentMethods> {
   }
   health(baseUrl: string, signal?: AbortSignal): Promise<{ status: 'ok'; assigned: boolean; busy: boolean }> {
     return Promise.resolve().then(() => this.invoke('health', [baseUrl, signal]));
+  }
+  output(baseUrl: string, token: string, requestId?: string, signal?: AbortSignal): Promise<OutputResponse> {
+    return Promise.resolve().then(() => this.invoke('output', [baseUrl, token, requestId, signal]));
   }
 }

@@ -8,7 +8,7 @@ import { errorText } from '@cli-mcp/common';
 import { isAlreadyExists, isConflict, isNotFound } from '@cli-mcp/kube';
 import { PodWaitError, waitForPodReady } from './pod-readiness.js';
 import { keepOldestClaim } from './claim-tightening.js';
-import { deliverToken, type TokenDelivery } from './token-delivery.js';
+import { deliverToken, type TokenDelivery } from '../token-delivery.js';
 
 /** Result of one claim round over the unassigned pods. */
 export type ClaimOutcome =

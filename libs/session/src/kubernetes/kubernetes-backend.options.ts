@@ -6,7 +6,7 @@ import type { KubeApi } from '@cli-mcp/kube';
 
 /**
  * The agent calls the backend makes itself: token delivery to a claimed or restarted pod (C-K8S-4/7), `/output`
- * as a read-only check of which token an agent holds after an ambiguous `/assign` (token-delivery.ts), and
+ * as a read-only check of which token an agent holds after an ambiguous `/assign` (libs/session token-delivery.ts), and
  * `/health` to learn that a starting pod's agent answers before the kubelet's next readiness probe (agent-probe.ts).
  */
 export type KubernetesAgentPort = Pick<AgentClient, 'assign' | 'output' | 'health'>;

@@ -18,7 +18,7 @@ import {
   KUBERNETES_DEFAULTS, silentLogger, type KubernetesAgentPort, type KubernetesBackendLogger, type KubernetesBackendOptions,
 } from './kubernetes-backend.options.js';
 import { PodWaitError, waitForPodReady } from './pod-readiness.js';
-import { deliverToken, type TokenDelivery } from './token-delivery.js';
+import { deliverToken, type TokenDelivery } from '../token-delivery.js';
 
 /**
  * The `kubernetes` sandbox backend: one hardened pod per session, any number of stateless server replicas

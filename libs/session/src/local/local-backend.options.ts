@@ -28,7 +28,7 @@ export interface LocalBackendLogger {
 }
 
 /** The agent calls the local backend makes itself (claiming warm agents, liveness probes). */
-export type LocalAgentPort = Pick<AgentClient, 'assign' | 'health'>;
+export type LocalAgentPort = Pick<AgentClient, 'assign' | 'health' | 'output'>;
 
 export interface LocalBackendOptions {
   /** Root of the backend's state: `<stateDir>/sessions/<id>/workspace`, `<stateDir>/warm/…`. Made 0700. */

@@ -158,7 +158,7 @@ describe(LocalBackend.name, () => {
       expect(await backend.find('s1')).toMatchObject({ agentUrl: created.agentUrl, path: 'discover' });
     });
 
-    it('reassign treats 200 as done and 409 as an agent that belongs to someone else (C-AG-13)', async () => {
+    it('reassign treats 200 as done, and a 409 as done when the agent holds our token, else as an agent that belongs to someone else (C-AG-13)', async () => {
       const { backend, agent } = make();
       const created = await backend.acquire('s1', never());
       agent.on('assign', async () => undefined);
@@ -166,6 +166,15 @@ describe(LocalBackend.name, () => {
       expect(agent.callsOf('assign')[0]!.slice(0, 2)).toEqual([created.agentUrl, created.token]);
       agent.on('assign', async () => {
         throw new AgentError(AgentErrorCode.AlreadyAssigned, 'unexpected status 409', { op: 'assign', url: 'u', status: 409, agentMessage: 'already assigned' });
+      });
+      // A 409 is settled by asking whether the agent takes OUR token (the one token delivery, token-delivery.ts).
+      agent.on('output', async (_url: string, token: string) => {
+        if (token === created.token) return { running: false };
+        throw new AgentError(AgentErrorCode.Unauthorized, 'unauthorized', { op: 'output', url: 'u', status: 401 });
+      });
+      await expect(backend.reassign(created, never())).resolves.toBeUndefined();
+      agent.on('output', async () => {
+        throw new AgentError(AgentErrorCode.Unauthorized, 'unauthorized', { op: 'output', url: 'u', status: 401 });
       });
       await expect(backend.reassign(created, never())).rejects.toMatchObject({
         code: SessionErrorCode.AgentFailure, message: 'the sandbox agent is assigned to another session',
@@ -250,6 +259,10 @@ describe(LocalBackend.name, () => {
       agent.on('assign', async () => {
         throw new AgentError(AgentErrorCode.Network, 'socket hang up', { op: 'assign', url: 'u' });
       });
+      // A hang-up may come after the agent took the assign: asked, it holds no token, so the claim failed.
+      agent.on('output', async () => {
+        throw new AgentError(AgentErrorCode.NotAssigned, 'not assigned', { op: 'output', url: 'u', status: 503 });
+      });
       await backend.start();
       await flush();
       const h = await backend.acquire('s1', never());
@@ -261,6 +274,9 @@ describe(LocalBackend.name, () => {
       const { backend, launcher, agent } = make({ warmPoolSize: 1 });
       agent.on('assign', async () => {
         throw new AgentError(AgentErrorCode.AlreadyAssigned, 'unexpected status 409', { op: 'assign', url: 'u', status: 409, agentMessage: 'already assigned' });
+      });
+      agent.on('output', async () => {
+        throw new AgentError(AgentErrorCode.Unauthorized, 'unauthorized', { op: 'output', url: 'u', status: 401 });
       });
       await backend.start();
       await flush();

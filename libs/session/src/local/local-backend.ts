@@ -3,7 +3,7 @@ import { AgentClient } from '@cli-mcp/agent-client';
 import { systemClock, type Clock } from '@cli-mcp/common';
 import type { BackendHealth, SandboxBackend, SandboxHandle } from '../sandbox-backend.port.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
-import { assignAgent } from './agent-assign.js';
+import { deliverTokenOrFail } from '../token-delivery.js';
 import { NodeCommandRunner, type CommandRunner } from './command-runner.js';
 import { defaultAgentEntry } from './default-agent-entry.js';
 import { NodeHostFs, type HostFs } from './host-fs.js';
@@ -120,7 +120,7 @@ export class LocalBackend implements SandboxBackend {
 
   /** Re-delivers the token to an agent that restarted unassigned (C-K8S-7), by the one assign path (C-AG-13). */
   async reassign(handle: SandboxHandle, signal: AbortSignal): Promise<void> {
-    await assignAgent(this.agent, handle.agentUrl, handle.token, signal);
+    await deliverTokenOrFail(this.agent, handle.agentUrl, handle.token, signal);
   }
 
   onSandboxGone(listener: (sessionId: string) => void): void {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '@cli-mcp/common';
 import { SessionError, SessionErrorCode } from '../session-error.js';
-import { assignAgent } from './agent-assign.js';
+import { deliverTokenOrFail } from '../token-delivery.js';
 import type { LocalAgentPort, LocalBackendLogger } from './local-backend.options.js';
 import type { SandboxSpawner } from './sandbox-spawner.js';
 import { stopAgent, type StartedAgent } from './sandbox-process.js';
@@ -27,7 +27,7 @@ export interface ClaimedAgent {
 
 /**
  * `--warm-pool-size` (docs/local-backend.md "Warm pool"): keeps unassigned agents started, each in its own
- * `warm/<name>` workspace, and hands one to a new session with the one assign path (agent-assign.ts).
+ * `warm/<name>` workspace, and hands one to a new session with the one token delivery of both backends (token-delivery.ts).
  */
 export class WarmClaimer {
   private readonly pool: WarmPool<WarmAgent>;
@@ -59,7 +59,7 @@ export class WarmClaimer {
     const warm = this.pool.take();
     if (!warm || warm.process.hasExited) return undefined;
     try {
-      await assignAgent(this.deps.agent, warm.url, token, signal);
+      await deliverTokenOrFail(this.deps.agent, warm.url, token, signal);
       return { agent: warm, workspace: await this.deps.workspaces.adoptWarm(warm.name, sessionId) };
     } catch (error) {
       // 409 included: an agent that took someone else's token is never this session's.

@@ -1,7 +1,8 @@
 import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StrictAssignAgent, agentErrors } from './testing/strict-kube-api.js';
-import { deliverToken } from './token-delivery.js';
+import { StrictAssignAgent, agentErrors } from './kubernetes/testing/strict-kube-api.js';
+import { SessionError, SessionErrorCode } from './session-error.js';
+import { deliverToken, deliverTokenOrFail } from './token-delivery.js';
 
 const URL = 'http://10.0.0.1:8090';
 const OURS = 'a'.repeat(64);
@@ -72,5 +73,22 @@ describe(deliverToken.name, () => {
     });
     await expect(deliverToken(agent, URL, OURS, new AbortController().signal)).rejects.toBe(failure);
     expect(agent.outputCalls).toEqual([]);
+  });
+});
+
+describe(deliverTokenOrFail.name, () => {
+  it('the local backend\'s use of the one delivery: foreign is an agent failure; a 409 over our own token is success', async () => {
+    const agent = new StrictAssignAgent().onAssign(async () => {
+      throw agentErrors.status(AgentErrorCode.AlreadyAssigned);
+    });
+    agent.onOutput(async (_url, token) => {
+      if (token !== OURS) throw agentErrors.unauthorized();
+      return { running: false };
+    });
+    await expect(deliverTokenOrFail(agent, URL, OURS, new AbortController().signal)).resolves.toBeUndefined();
+    const refused = deliverTokenOrFail(agent, URL, 'b'.repeat(64), new AbortController().signal);
+    await expect(refused).rejects.toBeInstanceOf(SessionError);
+    await expect(refused).rejects.toMatchObject({ code: SessionErrorCode.AgentFailure, message: 'the sandbox agent is assigned to another session' });
+    expect(agent.unexpected).toBe(0);
   });
 });
