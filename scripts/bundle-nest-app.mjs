@@ -34,6 +34,9 @@ await build({
     // Nest's ValidationPipe and ClassSerializerInterceptor load it lazily; neither app uses either (issue 19: not a dependency).
     'class-transformer',
   ],
+  // whatwg-url (under the Kubernetes client's node-fetch) requires Node's deprecated `punycode` module, which prints
+  // a DEP0040 warning on Node 22+; the userland package of the same API takes its place (issue 22 item 7).
+  alias: { punycode: 'punycode/' },
   // CommonJS packages inside an ESM bundle still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __cliMcpCreateRequire } from 'node:module'; const require = __cliMcpCreateRequire(import.meta.url);" },
 });

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { createRootLogger, resolveVersion, settleConfigOutcome } from '@cli-mcp/common';
+import { createRootLogger, resolveVersion, routeProcessWarnings, settleConfigOutcome } from '@cli-mcp/common';
 import { loadServerConfig } from './config/load-server-config.js';
 
 /**
@@ -23,6 +23,7 @@ async function main(): Promise<void> {
   if (!run) return;
   const { config, warnings } = run;
   const logger = createRootLogger({ level: config.logLevel, base: { server: 'cli-mcp-server' } });
+  routeProcessWarnings(logger);
   for (const warning of warnings) logger.warn(warning);
   const options = { config, logger };
   // Loaded only now, so --help, --version and flag errors answer without loading Nest and the SDK.

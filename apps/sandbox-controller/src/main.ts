@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { createRootLogger, resolveVersion, settleConfigOutcome } from '@cli-mcp/common';
+import { createRootLogger, resolveVersion, routeProcessWarnings, settleConfigOutcome } from '@cli-mcp/common';
 
 import { loadControllerConfig } from './config/load-controller-config.js';
 
@@ -21,6 +21,7 @@ async function main(): Promise<void> {
   if (!run) return;
   const { config, warnings } = run;
   const logger = createRootLogger({ level: config.logLevel, base: { server: 'sandbox-controller', identity: config.identity } });
+  routeProcessWarnings(logger);
   for (const warning of warnings) logger.warn(warning);
   // Loaded only now, so --help, --version and flag errors answer without loading Nest and client-node.
   await (await import('./run-controller.js')).runController(config, logger);

@@ -11,3 +11,4 @@ export * from './config/config-outcome.js';
 export * from './agent-runtime.js';
 export * from './clock.js';
 export * from './error-text.js';
+export * from './logging/process-warnings.js';
