@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { assignedSelector, isLive, selectSessionPod } from '@cli-mcp/podspec';
-import type { AcquireContext } from './acquire-context.js';
+import type { Acquisition } from './acquisition.js';
 import { podName } from './format.js';
 import { errorText } from '@cli-mcp/common';
 import { isConflict, isNotFound } from '@cli-mcp/kube';
@@ -16,32 +16,32 @@ import { isConflict, isNotFound } from '@cli-mcp/kube';
  * of the session uses the same token. Best effort: a failed list or delete is logged and the claim stands.
  * Returns the pod to hand out: the keeper (normally the claimed pod itself).
  */
-export async function keepOldestClaim(ctx: AcquireContext, claimed: V1Pod): Promise<V1Pod> {
+export async function keepOldestClaim(acq: Acquisition, claimed: V1Pod): Promise<V1Pod> {
   let items: V1Pod[];
   try {
-    ({ items } = await ctx.api.listPods({ labelSelector: assignedSelector(ctx.cfg.instanceName, ctx.sessionId) }, ctx.request()));
+    ({ items } = await acq.deps.api.listPods({ labelSelector: assignedSelector(acq.deps.cfg.instanceName, acq.sessionId) }, acq.request()));
   } catch (error) {
-    ctx.logger.warn('claim: re-list of the session\'s pods failed; keeping the claimed pod', { session_id: ctx.sessionId, error: errorText(error) });
+    acq.deps.logger.warn('claim: re-list of the session\'s pods failed; keeping the claimed pod', { session_id: acq.sessionId, error: errorText(error) });
     return claimed;
   }
   const live = items.filter(isLive);
   const keeper = selectSessionPod(live).ready ?? claimed;
   const extras = live.filter((pod) => podName(pod) !== podName(keeper));
-  await Promise.all(extras.map((pod) => deleteExtra(ctx, pod)));
+  await Promise.all(extras.map((pod) => deleteExtra(acq, pod)));
   if (podName(keeper) !== podName(claimed)) {
-    ctx.logger.info('claim: an older pod serves the session; using it', { session_id: ctx.sessionId, pod: podName(keeper), claimed: podName(claimed) });
+    acq.deps.logger.info('claim: an older pod serves the session; using it', { session_id: acq.sessionId, pod: podName(keeper), claimed: podName(claimed) });
   }
   return keeper;
 }
 
-async function deleteExtra(ctx: AcquireContext, pod: V1Pod): Promise<void> {
+async function deleteExtra(acq: Acquisition, pod: V1Pod): Promise<void> {
   const name = podName(pod);
   const preconditions = { uid: pod.metadata?.uid, resourceVersion: pod.metadata?.resourceVersion };
   try {
-    await ctx.api.deletePod(name, ctx.cleanup(), preconditions);
-    ctx.logger.info('claim: deleted an extra pod of the session', { session_id: ctx.sessionId, pod: name });
+    await acq.deps.api.deletePod(name, acq.cleanup(), preconditions);
+    acq.deps.logger.info('claim: deleted an extra pod of the session', { session_id: acq.sessionId, pod: name });
   } catch (error) {
-    if (isConflict(error) || isNotFound(error)) ctx.logger.debug?.('claim: extra pod changed or went away; left alone', { session_id: ctx.sessionId, pod: name });
-    else ctx.logger.warn('claim: failed to delete an extra pod of the session', { session_id: ctx.sessionId, pod: name, error: errorText(error) });
+    if (isConflict(error) || isNotFound(error)) acq.deps.logger.debug?.('claim: extra pod changed or went away; left alone', { session_id: acq.sessionId, pod: name });
+    else acq.deps.logger.warn('claim: failed to delete an extra pod of the session', { session_id: acq.sessionId, pod: name, error: errorText(error) });
   }
 }

@@ -1,12 +1,13 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, buildAuthSecret, formatTimestamp, unassignedSelector, claimOrder, isServing, readyBy } from '@cli-mcp/podspec';
 import { SessionErrorCode } from '../session-error.js';
-import { resolveError, shouldCleanupAfterWaitFailure, throwIfAborted, type AcquireContext } from './acquire-context.js';
+import { resolveError, shouldCleanupAfterWaitFailure } from './acquire-context.js';
+import type { Acquisition } from './acquisition.js';
 import { deletePodAndSecret, deleteSessionSecret, rollbackLabel } from './cleanup.js';
 import { agentUrlOf, podName } from './format.js';
 import { errorText } from '@cli-mcp/common';
 import { isAlreadyExists, isConflict, isNotFound } from '@cli-mcp/kube';
-import { PodWaitError, waitForPodReady } from './pod-readiness.js';
+import { PodWaitError } from './pod-readiness.js';
 import { keepOldestClaim } from './claim-tightening.js';
 import { deliverToken, type TokenDelivery } from '../token-delivery.js';
 
@@ -35,76 +36,76 @@ type Attempt = { kind: 'claimed'; pod: V1Pod } | { kind: 'next' } | { kind: 'sib
  * Candidates skip terminating, finished, crash-looping and marked pods (C-CTL-5). A claim that succeeded is
  * tightened (`keepOldestClaim`). Rollback and cleanup use a fresh timeout, never the caller's signal (Go §18.16).
  */
-export async function claimUnassignedPod(ctx: AcquireContext): Promise<ClaimOutcome> {
+export async function claimUnassignedPod(acq: Acquisition): Promise<ClaimOutcome> {
   let items: V1Pod[];
   try {
-    ({ items } = await ctx.api.listPods({ labelSelector: unassignedSelector(ctx.cfg.instanceName) }, ctx.request()));
+    ({ items } = await acq.deps.api.listPods({ labelSelector: unassignedSelector(acq.deps.cfg.instanceName) }, acq.request()));
   } catch (error) {
-    throwIfAborted(ctx);
-    ctx.logger.warn('claim: list unassigned pods failed', { session_id: ctx.sessionId, error: errorText(error) });
+    acq.throwIfAborted();
+    acq.deps.logger.warn('claim: list unassigned pods failed', { session_id: acq.sessionId, error: errorText(error) });
     return { kind: 'none' };
   }
   const candidates = claimOrder(items);
   if (candidates.length === 0) return { kind: 'none' };
   for (const candidate of candidates) {
-    const attempt = await tryClaim(ctx, candidate);
-    if (attempt.kind === 'claimed') return { kind: 'claimed', pod: await keepOldestClaim(ctx, attempt.pod) };
+    const attempt = await tryClaim(acq, candidate);
+    if (attempt.kind === 'claimed') return { kind: 'claimed', pod: await keepOldestClaim(acq, attempt.pod) };
     if (attempt.kind === 'sibling') return { kind: 'failed', sibling: true };
   }
-  ctx.logger.debug?.('claim: all unassigned claim attempts failed', { session_id: ctx.sessionId, candidates: candidates.length });
+  acq.deps.logger.debug?.('claim: all unassigned claim attempts failed', { session_id: acq.sessionId, candidates: candidates.length });
   return { kind: 'failed', sibling: false };
 }
 
-async function tryClaim(ctx: AcquireContext, candidate: V1Pod): Promise<Attempt> {
+async function tryClaim(acq: Acquisition, candidate: V1Pod): Promise<Attempt> {
   const name = podName(candidate);
-  const fields = { session_id: ctx.sessionId, pod: name };
+  const fields = { session_id: acq.sessionId, pod: name };
   let pod: V1Pod;
   try {
-    pod = await ctx.api.mergePatchPod(
+    pod = await acq.deps.api.mergePatchPod(
       name,
       {
         metadata: {
           resourceVersion: candidate.metadata?.resourceVersion,
-          labels: { [SESSION_ID_LABEL]: ctx.sessionId },
-          annotations: { [LAST_ACTIVITY_ANNOTATION]: formatTimestamp(ctx.wallClock()) },
+          labels: { [SESSION_ID_LABEL]: acq.sessionId },
+          annotations: { [LAST_ACTIVITY_ANNOTATION]: formatTimestamp(acq.deps.wallClock()) },
         },
       },
-      ctx.request(),
+      acq.request(),
     );
   } catch (error) {
-    if (ctx.signal.aborted) {
+    if (acq.signal.aborted) {
       // The patch may have landed: undo it so the pod is not left labelled without a Secret.
-      await rollbackLabel(ctx, name);
-      throwIfAborted(ctx);
+      await rollbackLabel(acq, name);
+      acq.throwIfAborted();
     }
-    if (isConflict(error) || isNotFound(error)) ctx.logger.debug?.('claim: pod changed or went away, trying next pod', fields);
-    else ctx.logger.warn('claim: failed to claim pod', { ...fields, error: errorText(error) });
+    if (isConflict(error) || isNotFound(error)) acq.deps.logger.debug?.('claim: pod changed or went away, trying next pod', fields);
+    else acq.deps.logger.warn('claim: failed to claim pod', { ...fields, error: errorText(error) });
     return { kind: 'next' };
   }
-  ctx.stamped(name);
-  const started = ctx.clock.now();
+  acq.stamped();
+  const started = acq.deps.clock.now();
 
   try {
-    await ctx.api.createSecret(buildAuthSecret(ctx.cfg, ctx.sessionId, ctx.token), ctx.request());
+    await acq.deps.api.createSecret(buildAuthSecret(acq.deps.cfg, acq.sessionId, acq.token), acq.request());
   } catch (error) {
-    await rollbackLabel(ctx, name);
-    throwIfAborted(ctx);
+    await rollbackLabel(acq, name);
+    acq.throwIfAborted();
     if (isAlreadyExists(error)) {
-      ctx.logger.debug?.('claim: session secret exists, a sibling holds the session; rediscovering', fields);
+      acq.deps.logger.debug?.('claim: session secret exists, a sibling holds the session; rediscovering', fields);
       return { kind: 'sibling' };
     }
-    ctx.logger.warn('claim: create auth secret for claimed pod failed', { ...fields, error: errorText(error) });
+    acq.deps.logger.warn('claim: create auth secret for claimed pod failed', { ...fields, error: errorText(error) });
     return { kind: 'next' };
   }
 
   if (!isServing(pod)) {
     try {
-      pod = await waitForPodReady(ctx, pod, ctx.readyTimeoutMs, ctx.signal, { probe: ctx.probe });
+      pod = await acq.awaitReady(pod);
     } catch (error) {
       // The agent holds no token yet, but the pod is the session's now; a caller who gave up leaves it to a
       // sibling that discovers it (its first exec gets 503 and re-delivers the token, C-K8S-7).
-      if (shouldCleanupAfterWaitFailure(error, ctx.abortCause())) await deletePodAndSecret(ctx, name);
-      throwIfAborted(ctx);
+      if (shouldCleanupAfterWaitFailure(error, acq.abortCause())) await deletePodAndSecret(acq, name);
+      acq.throwIfAborted();
       const code = error instanceof PodWaitError ? SessionErrorCode.SandboxUnavailable : SessionErrorCode.BackendFailure;
       throw resolveError(code, `claimed pod not ready: ${errorText(error)}`, error);
     }
@@ -112,25 +113,25 @@ async function tryClaim(ctx: AcquireContext, candidate: V1Pod): Promise<Attempt>
 
   let delivery: TokenDelivery;
   try {
-    delivery = await deliverToken(ctx.agent, agentUrlOf(pod.status?.podIP ?? '', ctx.cfg.agentPort), ctx.token, ctx.signal);
+    delivery = await deliverToken(acq.deps.agent, agentUrlOf(pod.status?.podIP ?? '', acq.deps.cfg.agentPort), acq.token, acq.signal);
   } catch (error) {
-    await rollbackLabel(ctx, name);
-    await deleteSessionSecret(ctx);
-    throwIfAborted(ctx);
-    ctx.logger.warn('claim: assign token to claimed pod failed', { ...fields, error: errorText(error) });
+    await rollbackLabel(acq, name);
+    await deleteSessionSecret(acq);
+    acq.throwIfAborted();
+    acq.deps.logger.warn('claim: assign token to claimed pod failed', { ...fields, error: errorText(error) });
     return { kind: 'next' };
   }
   if (delivery === 'foreign') {
     // The agent holds a token that is not ours: an earlier claim's /assign landed although its claimer saw a
     // failure. The replica that delivered it may still serve the pod from its cache, so it is NOT deleted (issue 7):
     // unlabelled and marked, claimers skip it and the controller replaces it in the pool.
-    ctx.logger.warn('claim: unassigned pod holds another token; marking it unclaimable', fields);
-    await rollbackLabel(ctx, name, 'token-conflict');
-    await deleteSessionSecret(ctx);
-    throwIfAborted(ctx);
+    acq.deps.logger.warn('claim: unassigned pod holds another token; marking it unclaimable', fields);
+    await rollbackLabel(acq, name, 'token-conflict');
+    await deleteSessionSecret(acq);
+    acq.throwIfAborted();
     return { kind: 'next' };
   }
-  ctx.metrics?.sandboxReady(Math.max(0, ctx.clock.now() - started) / 1000);
-  ctx.logger.info('claimed unassigned sandbox pod', { ...fields, ready_by: readyBy(pod) });
+  acq.deps.metrics?.sandboxReady(Math.max(0, acq.deps.clock.now() - started) / 1000);
+  acq.deps.logger.info('claimed unassigned sandbox pod', { ...fields, ready_by: readyBy(pod) });
   return { kind: 'claimed', pod };
 }

@@ -1,10 +1,10 @@
 import { SESSION_ID_LABEL, UNCLAIMABLE_ANNOTATION, authSecretName } from '@cli-mcp/podspec';
-import type { AcquireContext } from './acquire-context.js';
+import type { Acquisition } from './acquisition.js';
 import { errorText } from '@cli-mcp/common';
 import { isConflict, isNotFound } from '@cli-mcp/kube';
 
 /**
- * Undo and cleanup steps of an acquisition. All run on `ctx.cleanup()` — a FRESH bounded signal, never the
+ * Undo and cleanup steps of an acquisition. All run on `acq.cleanup()` — a FRESH bounded signal, never the
  * caller's — so a caller who gives up cannot leave a half-claimed or half-created sandbox (Go §18.16).
  */
 
@@ -14,15 +14,15 @@ import { isConflict, isNotFound } from '@cli-mcp/kube';
  * aborted patch that never landed); a Conflict from a kubelet status write is retried. `unclaimable` also marks
  * the pod so no claimer takes it again (`UNCLAIMABLE_ANNOTATION`).
  */
-export async function rollbackLabel(ctx: AcquireContext, name: string, unclaimable?: 'token-conflict'): Promise<void> {
-  const signal = ctx.cleanup();
+export async function rollbackLabel(acq: Acquisition, name: string, unclaimable?: 'token-conflict'): Promise<void> {
+  const signal = acq.cleanup();
   try {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const pod = await ctx.api.getPod(name, signal);
-      if (pod.metadata?.labels?.[SESSION_ID_LABEL] !== ctx.sessionId) return;
+      const pod = await acq.deps.api.getPod(name, signal);
+      if (pod.metadata?.labels?.[SESSION_ID_LABEL] !== acq.sessionId) return;
       try {
         const mark = unclaimable === undefined ? {} : { annotations: { [UNCLAIMABLE_ANNOTATION]: unclaimable } };
-        await ctx.api.mergePatchPod(name, { metadata: { resourceVersion: pod.metadata.resourceVersion, labels: { [SESSION_ID_LABEL]: null }, ...mark } }, signal);
+        await acq.deps.api.mergePatchPod(name, { metadata: { resourceVersion: pod.metadata.resourceVersion, labels: { [SESSION_ID_LABEL]: null }, ...mark } }, signal);
         return;
       } catch (error) {
         if (!isConflict(error)) throw error;
@@ -30,26 +30,26 @@ export async function rollbackLabel(ctx: AcquireContext, name: string, unclaimab
     }
     throw new Error('the pod kept changing');
   } catch (error) {
-    if (!isNotFound(error)) ctx.logger.warn('rollback: failed to remove session-id label', { session_id: ctx.sessionId, pod: name, error: errorText(error) });
+    if (!isNotFound(error)) acq.deps.logger.warn('rollback: failed to remove session-id label', { session_id: acq.sessionId, pod: name, error: errorText(error) });
   }
 }
 
 /** Best-effort delete of the session Secret by its name (fresh timeout, NotFound ignored). */
-export async function deleteSessionSecret(ctx: AcquireContext): Promise<void> {
-  const name = authSecretName(ctx.cfg.instanceName, ctx.sessionId);
+export async function deleteSessionSecret(acq: Acquisition): Promise<void> {
+  const name = authSecretName(acq.deps.cfg.instanceName, acq.sessionId);
   try {
-    await ctx.api.deleteSecret(name, ctx.cleanup());
+    await acq.deps.api.deleteSecret(name, acq.cleanup());
   } catch (error) {
-    if (!isNotFound(error)) ctx.logger.warn('cleanup: failed to delete session secret', { session_id: ctx.sessionId, secret: name, error: errorText(error) });
+    if (!isNotFound(error)) acq.deps.logger.warn('cleanup: failed to delete session secret', { session_id: acq.sessionId, secret: name, error: errorText(error) });
   }
 }
 
 /** Best-effort delete of a pod we made or claimed and of the session Secret (fresh timeout, NotFound ignored). */
-export async function deletePodAndSecret(ctx: AcquireContext, name: string): Promise<void> {
+export async function deletePodAndSecret(acq: Acquisition, name: string): Promise<void> {
   try {
-    await ctx.api.deletePod(name, ctx.cleanup());
+    await acq.deps.api.deletePod(name, acq.cleanup());
   } catch (error) {
-    if (!isNotFound(error)) ctx.logger.warn('cleanup: failed to delete sandbox pod', { session_id: ctx.sessionId, pod: name, error: errorText(error) });
+    if (!isNotFound(error)) acq.deps.logger.warn('cleanup: failed to delete sandbox pod', { session_id: acq.sessionId, pod: name, error: errorText(error) });
   }
-  await deleteSessionSecret(ctx);
+  await deleteSessionSecret(acq);
 }

@@ -1,22 +1,16 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { deriveSessionToken } from '@cli-mcp/auth';
-import { SESSION_ID_LABEL, assignedSelector, authSecretName, sessionPodName, type SandboxPodConfig, isLive, selectSessionPod } from '@cli-mcp/podspec';
-import { systemClock, type Clock, errorText } from '@cli-mcp/common';
+import { SESSION_ID_LABEL, assignedSelector, authSecretName, isLive, selectSessionPod } from '@cli-mcp/podspec';
+import { systemClock, errorText } from '@cli-mcp/common';
 import type { FindOptions, SandboxBackend, SandboxHandle } from '../sandbox-backend.port.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
-import type { SessionMetrics } from '../session-metrics.js';
-import { abortedAcquisition, type AbortCause, type AcquireContext, type Acquired } from './acquire-context.js';
-import { agentHealthProbe, isProbeable, probeOnce, type AgentProbe } from './agent-probe.js';
+import { abortedAcquisition, type Acquired } from './acquire-context.js';
+import { Acquisition, bounded, type AcquisitionDeps } from './acquisition.js';
+import { agentHealthProbe, isProbeable, probeOnce } from './agent-probe.js';
 import { ActivityToucher } from './activity-toucher.js';
-import { claimUnassignedPod } from './claim.js';
-import { deletePodAndSecret } from './cleanup.js';
-import { createSessionPod } from './create.js';
-import { discoverSessionPod } from './discover.js';
 import { agentUrlOf, podName } from './format.js';
-import { type KubeApi, isNotFound } from '@cli-mcp/kube';
-import {
-  KUBERNETES_DEFAULTS, silentLogger, type KubernetesAgentPort, type KubernetesBackendLogger, type KubernetesBackendOptions,
-} from './kubernetes-backend.options.js';
+import { isNotFound } from '@cli-mcp/kube';
+import { KUBERNETES_DEFAULTS, silentLogger, type KubernetesBackendOptions } from './kubernetes-backend.options.js';
 import { PodWaitError, waitForPodReady } from './pod-readiness.js';
 import { deliverToken, type TokenDelivery } from '../token-delivery.js';
 
@@ -28,22 +22,13 @@ import { deliverToken, type TokenDelivery } from '../token-delivery.js';
  */
 export class KubernetesBackend implements SandboxBackend {
   readonly kind = 'kubernetes' as const;
-  private readonly api: KubeApi;
-  private readonly agent: KubernetesAgentPort;
+  /** What every acquisition (and find, reassign, end) of this backend uses; one object, not re-listed per call. */
+  private readonly deps: AcquisitionDeps;
   private readonly hmacKey: Buffer;
-  private readonly cfg: SandboxPodConfig;
-  private readonly clock: Clock;
-  private readonly wallClock: () => Date;
-  private readonly logger: KubernetesBackendLogger;
-  private readonly metrics?: SessionMetrics;
-  private readonly readyTimeoutMs: number;
-  private readonly probe?: AgentProbe;
-  private readonly requestTimeoutMs: number;
-  private readonly cleanupTimeoutMs: number;
   private readonly healthTimeoutMs: number;
   private readonly toucher: ActivityToucher;
   /** In-flight acquisitions per session, so DELETE and shutdown can stop them. */
-  private readonly acquiring = new Map<string, Set<AbortController>>();
+  private readonly acquiring = new Map<string, Set<Acquisition>>();
   /** Session → the pod (uid, container restarts) this replica last handed out (recreate notice); bounded. */
   private readonly handedOut = new Map<string, { uid: string; restarts: number }>();
   private stopping = false;
@@ -53,44 +38,54 @@ export class KubernetesBackend implements SandboxBackend {
     if (options.podConfig.namespace !== options.api.namespace) {
       throw new Error(`KubernetesBackend: podConfig namespace "${options.podConfig.namespace}" differs from the API namespace "${options.api.namespace}"`);
     }
-    this.api = options.api;
-    this.agent = options.agentClient;
     this.hmacKey = options.hmacKey;
-    this.cfg = options.podConfig;
-    this.clock = options.clock ?? systemClock;
-    this.wallClock = options.wallClock ?? (() => new Date());
-    this.logger = options.logger ?? silentLogger;
-    this.metrics = options.metrics;
-    this.readyTimeoutMs = options.readyTimeoutMs ?? KUBERNETES_DEFAULTS.readyTimeoutMs;
-    if (options.directProbe ?? true) this.probe = agentHealthProbe(this.agent, this.cfg.agentPort);
-    this.requestTimeoutMs = options.requestTimeoutMs ?? KUBERNETES_DEFAULTS.requestTimeoutMs;
-    this.cleanupTimeoutMs = options.cleanupTimeoutMs ?? KUBERNETES_DEFAULTS.cleanupTimeoutMs;
     this.healthTimeoutMs = options.healthTimeoutMs ?? KUBERNETES_DEFAULTS.healthTimeoutMs;
+    const { api, podConfig: cfg, agentClient: agent } = options;
+    const clock = options.clock ?? systemClock;
+    const wallClock = options.wallClock ?? (() => new Date());
+    const logger = options.logger ?? silentLogger;
+    const cleanupTimeoutMs = options.cleanupTimeoutMs ?? KUBERNETES_DEFAULTS.cleanupTimeoutMs;
     this.toucher = new ActivityToucher({
-      api: this.api,
-      clock: this.clock,
-      wallClock: this.wallClock,
-      logger: this.logger,
+      api,
+      clock,
+      wallClock,
+      logger,
       intervalMs: options.activityIntervalMs ?? KUBERNETES_DEFAULTS.activityIntervalMs,
-      timeoutMs: this.cleanupTimeoutMs,
+      timeoutMs: cleanupTimeoutMs,
       maxSessions: KUBERNETES_DEFAULTS.maxRememberedSessions,
     });
+    this.deps = {
+      api,
+      agent,
+      cfg,
+      clock,
+      wallClock,
+      logger,
+      metrics: options.metrics,
+      probe: (options.directProbe ?? true) ? agentHealthProbe(agent, cfg.agentPort) : undefined,
+      toucher: this.toucher,
+      readyTimeoutMs: options.readyTimeoutMs ?? KUBERNETES_DEFAULTS.readyTimeoutMs,
+      requestTimeoutMs: options.requestTimeoutMs ?? KUBERNETES_DEFAULTS.requestTimeoutMs,
+      cleanupTimeoutMs,
+    };
   }
 
-  /** Discover → claim → rediscover after a failed claim → create (C-K8S-4); waits for readiness (C-K8S-5). */
+  /**
+   * One `Acquisition` per call, its steps in order (C-K8S-4): discover → claim → rediscover after a failed claim
+   * → create; each waits for readiness (C-K8S-5). A DELETE or shutdown meanwhile aborts it (`end`, `shutdown`).
+   */
   async acquire(sessionId: string, signal: AbortSignal): Promise<SandboxHandle> {
     if (this.stopping) throw abortedAcquisition('shutdown');
-    const { ctx, done } = this.context(sessionId, signal);
+    const acquisition = this.start(sessionId, signal);
     try {
-      const acquired = await this.acquireWith(ctx);
-      if (ctx.signal.aborted) throw abortedAcquisition(ctx.abortCause());
+      const acquired = await this.steps(acquisition);
+      acquisition.throwIfAborted();
       return this.handOut(sessionId, acquired);
     } catch (error) {
-      // A write in flight when DELETE aborted us may land after DELETE's own deletes: remove what may be ours.
-      if (ctx.abortCause() === 'released') await deletePodAndSecret(ctx, sessionPodName(this.cfg.instanceName, sessionId));
+      await acquisition.rollback();
       throw error;
     } finally {
-      done();
+      this.finish(acquisition);
     }
   }
 
@@ -105,7 +100,7 @@ export class KubernetesBackend implements SandboxBackend {
   async find(sessionId: string, signal: AbortSignal, options: FindOptions = {}): Promise<SandboxHandle | undefined> {
     let items: V1Pod[];
     try {
-      ({ items } = await this.api.listPods({ labelSelector: assignedSelector(this.cfg.instanceName, sessionId) }, this.bounded(signal, this.requestTimeoutMs)));
+      ({ items } = await this.deps.api.listPods({ labelSelector: assignedSelector(this.deps.cfg.instanceName, sessionId) }, bounded(signal, this.deps.requestTimeoutMs)));
     } catch (error) {
       if (signal.aborted) throw abortedAcquisition('caller');
       throw new SessionError(SessionErrorCode.BackendFailure, `resolve pod: discover pod: list pods: ${errorText(error)}`, { cause: error });
@@ -114,7 +109,7 @@ export class KubernetesBackend implements SandboxBackend {
     if (ready) return this.handle(sessionId, ready, 'discover', false);
     if (!pending) return undefined;
     if (options.waitForStart) {
-      const serving = await waitForPodReady({ api: this.api, clock: this.clock }, pending, this.readyTimeoutMs, signal, { probe: this.probe }).catch((error: unknown) => {
+      const serving = await waitForPodReady(this.deps, pending, this.deps.readyTimeoutMs, signal, { probe: this.deps.probe }).catch((error: unknown) => {
         if (signal.aborted) throw abortedAcquisition('caller');
         if (error instanceof PodWaitError) return undefined;
         throw new SessionError(SessionErrorCode.BackendFailure, `resolve pod: wait for pod: ${errorText(error)}`, { cause: error });
@@ -122,7 +117,7 @@ export class KubernetesBackend implements SandboxBackend {
       return serving && this.handle(sessionId, serving, 'discover', false);
     }
     // The pod acquisition would hand out before Ready: probe-able, and its agent answers one bounded /health.
-    if (this.probe && isProbeable(pending) && (await probeOnce(this.clock, this.probe, pending, signal))) {
+    if (this.deps.probe && isProbeable(pending) && (await probeOnce(this.deps.clock, this.deps.probe, pending, signal))) {
       return this.handle(sessionId, pending, 'discover', false);
     }
     return undefined;
@@ -137,7 +132,7 @@ export class KubernetesBackend implements SandboxBackend {
   async reassign(handle: SandboxHandle, signal: AbortSignal): Promise<void> {
     let pod: V1Pod;
     try {
-      pod = await this.api.getPod(handle.sandboxName, this.bounded(signal, this.requestTimeoutMs));
+      pod = await this.deps.api.getPod(handle.sandboxName, bounded(signal, this.deps.requestTimeoutMs));
     } catch (error) {
       if (signal.aborted) throw abortedAcquisition('caller');
       if (isNotFound(error)) throw new SessionError(SessionErrorCode.SandboxUnavailable, `reassign token: pod "${handle.sandboxName}" is gone`, { cause: error });
@@ -148,7 +143,7 @@ export class KubernetesBackend implements SandboxBackend {
     }
     let delivery: TokenDelivery;
     try {
-      delivery = await deliverToken(this.agent, handle.agentUrl, handle.token, signal);
+      delivery = await deliverToken(this.deps.agent, handle.agentUrl, handle.token, signal);
     } catch (error) {
       if (signal.aborted) throw abortedAcquisition('caller');
       throw new SessionError(SessionErrorCode.AgentFailure, `reassign token: ${errorText(error)}`, { cause: error });
@@ -156,7 +151,7 @@ export class KubernetesBackend implements SandboxBackend {
     if (delivery === 'foreign') {
       throw new SessionError(SessionErrorCode.SandboxUnavailable, `reassign token: the agent of pod "${handle.sandboxName}" holds another session's token`);
     }
-    this.logger.info('re-delivered the session token to the agent', { session_id: handle.sessionId, pod: handle.sandboxName });
+    this.deps.logger.info('re-delivered the session token to the agent', { session_id: handle.sessionId, pod: handle.sandboxName });
   }
 
   /** Throttled, fire-and-forget last-activity patch (C-K8S-6). Never throws, never awaited by the command. */
@@ -164,7 +159,7 @@ export class KubernetesBackend implements SandboxBackend {
     try {
       this.toucher.touch(handle.sessionId, handle.sandboxName);
     } catch (error) {
-      this.logger.warn('failed to update last-activity annotation', { session_id: handle.sessionId, error: errorText(error) });
+      this.deps.logger.warn('failed to update last-activity annotation', { session_id: handle.sessionId, error: errorText(error) });
     }
   }
 
@@ -175,97 +170,78 @@ export class KubernetesBackend implements SandboxBackend {
    * name alone proves ownership — no `secrets get` needed (C-K8S-10). NotFound is success; idempotent.
    */
   async end(sessionId: string, signal: AbortSignal): Promise<void> {
-    for (const controller of this.acquiring.get(sessionId) ?? []) controller.abort('released' satisfies AbortCause);
+    for (const acquisition of this.acquiring.get(sessionId) ?? []) acquisition.abort('released');
     this.toucher.forget(sessionId);
     this.handedOut.delete(sessionId);
     const problems: string[] = [];
     let pods: V1Pod[];
     try {
-      ({ items: pods } = await this.api.listPods({ labelSelector: assignedSelector(this.cfg.instanceName, sessionId) }, this.bounded(signal, this.requestTimeoutMs)));
+      ({ items: pods } = await this.deps.api.listPods({ labelSelector: assignedSelector(this.deps.cfg.instanceName, sessionId) }, bounded(signal, this.deps.requestTimeoutMs)));
     } catch (error) {
       throw new SessionError(SessionErrorCode.BackendFailure, `list pods for cleanup: ${errorText(error)}`, { cause: error });
     }
     await Promise.all(
       pods.map(async (pod) => {
         try {
-          await this.api.deletePod(podName(pod), this.bounded(signal, this.requestTimeoutMs));
+          await this.deps.api.deletePod(podName(pod), bounded(signal, this.deps.requestTimeoutMs));
         } catch (error) {
           if (!isNotFound(error)) problems.push(`delete pod ${podName(pod)}: ${errorText(error)}`);
         }
       }),
     );
-    const secret = authSecretName(this.cfg.instanceName, sessionId);
+    const secret = authSecretName(this.deps.cfg.instanceName, sessionId);
     try {
-      await this.api.deleteSecret(secret, this.bounded(signal, this.requestTimeoutMs));
+      await this.deps.api.deleteSecret(secret, bounded(signal, this.deps.requestTimeoutMs));
     } catch (error) {
       if (!isNotFound(error)) problems.push(`delete secret ${secret}: ${errorText(error)}`);
     }
     if (problems.length > 0) throw new SessionError(SessionErrorCode.BackendFailure, problems.join('; '));
-    this.logger.info('ended session', { session_id: sessionId, pods: pods.length });
+    this.deps.logger.info('ended session', { session_id: sessionId, pods: pods.length });
   }
 
   /** Lists pods in the namespace with `limit=1` under a 5 s bound — never a cluster-scoped call (C-HTTP-2). */
   async checkHealth(signal: AbortSignal): Promise<void> {
     try {
-      await this.api.listPods({ limit: 1 }, this.bounded(signal, this.healthTimeoutMs));
+      await this.deps.api.listPods({ limit: 1 }, bounded(signal, this.healthTimeoutMs));
     } catch (error) {
-      throw new SessionError(SessionErrorCode.BackendFailure, `kubernetes API: list pods in namespace "${this.api.namespace}": ${errorText(error)}`, { cause: error });
+      throw new SessionError(SessionErrorCode.BackendFailure, `kubernetes API: list pods in namespace "${this.deps.api.namespace}": ${errorText(error)}`, { cause: error });
     }
   }
 
   /** Stops in-flight acquisitions (their pods are left for siblings) and waits for sent activity patches. */
   async shutdown(): Promise<void> {
     this.stopping = true;
-    for (const controllers of this.acquiring.values()) for (const controller of controllers) controller.abort('shutdown' satisfies AbortCause);
+    for (const acquisitions of this.acquiring.values()) for (const acquisition of acquisitions) acquisition.abort('shutdown');
     await this.toucher.drain();
   }
 
-  private async acquireWith(ctx: AcquireContext): Promise<Acquired> {
-    const first = await discoverSessionPod(ctx, 'discover pod');
+  private async steps(acquisition: Acquisition): Promise<Acquired> {
+    const first = await acquisition.discover('discover pod');
     if (first.found) return first.found;
-    const claim = await claimUnassignedPod(ctx);
+    const claim = await acquisition.claim();
     if (claim.kind === 'claimed') return { pod: claim.pod, path: 'claim', hadEarlierSandbox: first.hadEarlierPod };
     if (claim.kind === 'failed') {
       // A sibling may have claimed a pod for this session meanwhile (Go §4.4 "claim-fail rediscover").
-      const again = await discoverSessionPod(ctx, 'discover pod after claim');
+      const again = await acquisition.discover('discover pod after claim');
       if (again.found) return again.found;
     }
-    return createSessionPod(ctx, first.hadEarlierPod);
+    return acquisition.create(first.hadEarlierPod);
   }
 
-  private context(sessionId: string, callerSignal: AbortSignal): { ctx: AcquireContext; done: () => void } {
-    const controller = new AbortController();
-    const onCallerAbort = (): void => controller.abort('caller' satisfies AbortCause);
-    if (callerSignal.aborted) onCallerAbort();
-    else callerSignal.addEventListener('abort', onCallerAbort, { once: true });
-    const set = this.acquiring.get(sessionId) ?? new Set<AbortController>();
-    set.add(controller);
+  /** A new acquisition of the session, registered so `end` and `shutdown` can abort it. */
+  private start(sessionId: string, signal: AbortSignal): Acquisition {
+    const acquisition = new Acquisition(this.deps, sessionId, deriveSessionToken(this.hmacKey, sessionId), signal);
+    const set = this.acquiring.get(sessionId) ?? new Set<Acquisition>();
+    set.add(acquisition);
     this.acquiring.set(sessionId, set);
-    const signal = controller.signal;
-    const ctx: AcquireContext = {
-      api: this.api,
-      agent: this.agent,
-      cfg: this.cfg,
-      clock: this.clock,
-      wallClock: this.wallClock,
-      logger: this.logger,
-      metrics: this.metrics,
-      sessionId,
-      token: deriveSessionToken(this.hmacKey, sessionId),
-      readyTimeoutMs: this.readyTimeoutMs,
-      probe: this.probe,
-      signal,
-      abortCause: () => (signal.aborted ? (signal.reason as AbortCause) : undefined),
-      request: () => this.bounded(signal, this.requestTimeoutMs),
-      cleanup: () => AbortSignal.timeout(this.cleanupTimeoutMs),
-      stamped: () => this.toucher.stamped(sessionId),
-    };
-    const done = (): void => {
-      callerSignal.removeEventListener('abort', onCallerAbort);
-      set.delete(controller);
-      if (set.size === 0 && this.acquiring.get(sessionId) === set) this.acquiring.delete(sessionId);
-    };
-    return { ctx, done };
+    return acquisition;
+  }
+
+  private finish(acquisition: Acquisition): void {
+    acquisition.dispose();
+    const set = this.acquiring.get(acquisition.sessionId);
+    set?.delete(acquisition);
+    if (set?.size === 0) this.acquiring.delete(acquisition.sessionId);
   }
 
   /**
@@ -286,16 +262,12 @@ export class KubernetesBackend implements SandboxBackend {
   private handle(sessionId: string, pod: V1Pod, path: Acquired['path'], recreated: boolean): SandboxHandle {
     return {
       sessionId,
-      agentUrl: agentUrlOf(pod.status?.podIP ?? '', this.cfg.agentPort),
+      agentUrl: agentUrlOf(pod.status?.podIP ?? '', this.deps.cfg.agentPort),
       token: deriveSessionToken(this.hmacKey, sessionId),
       sandboxName: podName(pod),
       path,
       recreated,
     };
-  }
-
-  private bounded(signal: AbortSignal, timeoutMs: number): AbortSignal {
-    return AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
   }
 }
 
