@@ -1,12 +1,13 @@
 /**
  * The per-call `Acquisition` itself: how its signal follows the caller and the backend (first cause wins, the
- * caller's signal let go when the call is over), its bounded and fresh signals, and its rollback after a DELETE.
+ * caller's signal let go when the call is over), its bounded and fresh signals, its rollback after a DELETE, and the
+ * replica's registry of acquisitions in flight.
  * The order of the steps and each step's rules are covered through the backend (kubernetes-backend.*.spec.ts).
  */
 import { authSecretName, sessionPodName } from '@cli-mcp/podspec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SessionErrorCode } from '../session-error.js';
-import { Acquisition, type AcquisitionDeps } from './acquisition.js';
+import { Acquisition, InFlightAcquisitions, type AcquisitionDeps } from './acquisition.js';
 import { silentLogger } from './kubernetes-backend.options.js';
 import { SESSION, TOKEN } from './testing/backend-fixture.js';
 import { FakeClock, StrictAssignAgent, StrictKubeApi, testPodConfig } from './testing/strict-kube-api.js';
@@ -126,5 +127,20 @@ describe(Acquisition.name, () => {
   it('stamped() tells the toucher the session was stamped', () => {
     start(new AbortController().signal).stamped();
     expect(stamped).toEqual([SESSION]);
+  });
+
+  it('in flight: DELETE aborts only its session\'s acquisitions, shutdown all; a finished one is no longer reached', () => {
+    const inFlight = new InFlightAcquisitions();
+    const ours = [start(new AbortController().signal), start(new AbortController().signal)];
+    const other = new Acquisition(deps(), 'other-session', TOKEN, new AbortController().signal);
+    const finished = start(new AbortController().signal);
+    for (const acquisition of [...ours, other, finished]) inFlight.add(acquisition);
+    inFlight.delete(finished);
+    inFlight.abort('released', SESSION);
+    expect(ours.map((a) => a.abortCause())).toEqual(['released', 'released']);
+    expect(other.abortCause()).toBeUndefined();
+    inFlight.abort('shutdown');
+    expect(other.abortCause()).toBe('shutdown');
+    expect(finished.signal.aborted).toBe(false);
   });
 });

@@ -140,6 +140,29 @@ export class Acquisition {
   }
 }
 
+/** This replica's acquisitions in flight, per session, so DELETE (`released`) and shutdown can stop them. */
+export class InFlightAcquisitions {
+  private readonly bySession = new Map<string, Set<Acquisition>>();
+
+  add(acquisition: Acquisition): void {
+    const set = this.bySession.get(acquisition.sessionId) ?? new Set<Acquisition>();
+    set.add(acquisition);
+    this.bySession.set(acquisition.sessionId, set);
+  }
+
+  delete(acquisition: Acquisition): void {
+    const set = this.bySession.get(acquisition.sessionId);
+    set?.delete(acquisition);
+    if (set?.size === 0) this.bySession.delete(acquisition.sessionId);
+  }
+
+  /** Aborts the session's acquisitions (`sessionId`) or all of them. */
+  abort(cause: AbortCause, sessionId?: string): void {
+    const sets = sessionId === undefined ? [...this.bySession.values()] : [this.bySession.get(sessionId) ?? []];
+    for (const set of sets) for (const acquisition of set) acquisition.abort(cause);
+  }
+}
+
 /** `signal`, also aborted after `timeoutMs`: the bound of one API call. */
 export function bounded(signal: AbortSignal, timeoutMs: number): AbortSignal {
   return AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);

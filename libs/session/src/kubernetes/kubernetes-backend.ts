@@ -5,10 +5,11 @@ import { systemClock, errorText } from '@cli-mcp/common';
 import type { FindOptions, SandboxBackend, SandboxHandle } from '../sandbox-backend.port.js';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import { abortedAcquisition, type Acquired } from './acquire-context.js';
-import { Acquisition, bounded, type AcquisitionDeps } from './acquisition.js';
+import { Acquisition, InFlightAcquisitions, bounded, type AcquisitionDeps } from './acquisition.js';
 import { agentHealthProbe, isProbeable, probeOnce } from './agent-probe.js';
 import { ActivityToucher } from './activity-toucher.js';
 import { agentUrlOf, podName } from './format.js';
+import { HandedOutPods } from './handed-out.js';
 import { isNotFound } from '@cli-mcp/kube';
 import { KUBERNETES_DEFAULTS, silentLogger, type KubernetesBackendOptions } from './kubernetes-backend.options.js';
 import { PodWaitError, waitForPodReady } from './pod-readiness.js';
@@ -27,10 +28,8 @@ export class KubernetesBackend implements SandboxBackend {
   private readonly hmacKey: Buffer;
   private readonly healthTimeoutMs: number;
   private readonly toucher: ActivityToucher;
-  /** In-flight acquisitions per session, so DELETE and shutdown can stop them. */
-  private readonly acquiring = new Map<string, Set<Acquisition>>();
-  /** Session → the pod (uid, container restarts) this replica last handed out (recreate notice); bounded. */
-  private readonly handedOut = new Map<string, { uid: string; restarts: number }>();
+  private readonly acquiring = new InFlightAcquisitions();
+  private readonly handedOut = new HandedOutPods(KUBERNETES_DEFAULTS.maxRememberedSessions);
   private stopping = false;
 
   constructor(options: KubernetesBackendOptions) {
@@ -87,6 +86,20 @@ export class KubernetesBackend implements SandboxBackend {
     } finally {
       this.finish(acquisition);
     }
+  }
+
+  /** The tiers in order; the first that yields a pod ends the acquisition. */
+  private async steps(acquisition: Acquisition): Promise<Acquired> {
+    const first = await acquisition.discover('discover pod');
+    if (first.found) return first.found;
+    const claim = await acquisition.claim();
+    if (claim.kind === 'claimed') return { pod: claim.pod, path: 'claim', hadEarlierSandbox: first.hadEarlierPod };
+    if (claim.kind === 'failed') {
+      // A sibling may have claimed a pod for this session meanwhile (Go §4.4 "claim-fail rediscover").
+      const again = await acquisition.discover('discover pod after claim');
+      if (again.found) return again.found;
+    }
+    return acquisition.create(first.hadEarlierPod);
   }
 
   /**
@@ -170,9 +183,9 @@ export class KubernetesBackend implements SandboxBackend {
    * name alone proves ownership — no `secrets get` needed (C-K8S-10). NotFound is success; idempotent.
    */
   async end(sessionId: string, signal: AbortSignal): Promise<void> {
-    for (const acquisition of this.acquiring.get(sessionId) ?? []) acquisition.abort('released');
+    this.acquiring.abort('released', sessionId);
     this.toucher.forget(sessionId);
-    this.handedOut.delete(sessionId);
+    this.handedOut.forget(sessionId);
     const problems: string[] = [];
     let pods: V1Pod[];
     try {
@@ -211,37 +224,20 @@ export class KubernetesBackend implements SandboxBackend {
   /** Stops in-flight acquisitions (their pods are left for siblings) and waits for sent activity patches. */
   async shutdown(): Promise<void> {
     this.stopping = true;
-    for (const acquisitions of this.acquiring.values()) for (const acquisition of acquisitions) acquisition.abort('shutdown');
+    this.acquiring.abort('shutdown');
     await this.toucher.drain();
-  }
-
-  private async steps(acquisition: Acquisition): Promise<Acquired> {
-    const first = await acquisition.discover('discover pod');
-    if (first.found) return first.found;
-    const claim = await acquisition.claim();
-    if (claim.kind === 'claimed') return { pod: claim.pod, path: 'claim', hadEarlierSandbox: first.hadEarlierPod };
-    if (claim.kind === 'failed') {
-      // A sibling may have claimed a pod for this session meanwhile (Go §4.4 "claim-fail rediscover").
-      const again = await acquisition.discover('discover pod after claim');
-      if (again.found) return again.found;
-    }
-    return acquisition.create(first.hadEarlierPod);
   }
 
   /** A new acquisition of the session, registered so `end` and `shutdown` can abort it. */
   private start(sessionId: string, signal: AbortSignal): Acquisition {
     const acquisition = new Acquisition(this.deps, sessionId, deriveSessionToken(this.hmacKey, sessionId), signal);
-    const set = this.acquiring.get(sessionId) ?? new Set<Acquisition>();
-    set.add(acquisition);
-    this.acquiring.set(sessionId, set);
+    this.acquiring.add(acquisition);
     return acquisition;
   }
 
   private finish(acquisition: Acquisition): void {
     acquisition.dispose();
-    const set = this.acquiring.get(acquisition.sessionId);
-    set?.delete(acquisition);
-    if (set?.size === 0) this.acquiring.delete(acquisition.sessionId);
+    this.acquiring.delete(acquisition);
   }
 
   /**
@@ -250,12 +246,7 @@ export class KubernetesBackend implements SandboxBackend {
    * this replica handed out a different pod before, or the same pod's container restarted since.
    */
   private handOut(sessionId: string, acquired: Acquired): SandboxHandle {
-    const seen = { uid: acquired.pod.metadata?.uid ?? podName(acquired.pod), restarts: restartsOf(acquired.pod) };
-    const previous = this.handedOut.get(sessionId);
-    const lost = previous !== undefined && (previous.uid !== seen.uid || previous.restarts < seen.restarts);
-    this.handedOut.delete(sessionId);
-    this.handedOut.set(sessionId, seen);
-    while (this.handedOut.size > KUBERNETES_DEFAULTS.maxRememberedSessions) this.handedOut.delete(this.handedOut.keys().next().value as string);
+    const lost = this.handedOut.record(sessionId, acquired.pod);
     return this.handle(sessionId, acquired.pod, acquired.path, acquired.hadEarlierSandbox || lost);
   }
 
@@ -269,9 +260,4 @@ export class KubernetesBackend implements SandboxBackend {
       recreated,
     };
   }
-}
-
-/** Container restarts of the pod (a restart loses the shell state, and a claimed pod's token). */
-function restartsOf(pod: V1Pod): number {
-  return (pod.status?.containerStatuses ?? []).reduce((sum, status) => sum + (status.restartCount ?? 0), 0);
 }
