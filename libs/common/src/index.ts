@@ -12,3 +12,4 @@ export * from './agent-runtime.js';
 export * from './clock.js';
 export * from './error-text.js';
 export * from './logging/process-warnings.js';
+export * from './config/standard-settings.js';

@@ -1,4 +1,4 @@
-import { DurationRange, Flag, FlagGroup, IntegerRange, Satisfies } from '@cli-mcp/common';
+import { DurationRange, Flag, FlagGroup, IntegerRange, Satisfies, StandardSettings } from '@cli-mcp/common';
 
 const DAY_MS = 86_400_000;
 
@@ -7,10 +7,11 @@ const DAY_MS = 86_400_000;
  * command timeouts every sandbox agent is started with (C-AG-14) — the controller needs the server's values for
  * its pool pods to match the server's pods — and the pool and idle limits, which the server applies to local
  * sandboxes and the controller to pool pods. Both apps' settings classes extend this one, so a range can no
- * longer differ between them (it did: `--warm-pool-size` was 0–10,000 in one and 0–1,000 in the other).
+ * longer differ between them (it did: `--warm-pool-size` was 0–10,000 in one and 0–1,000 in the other). The
+ * standard flags (`--log-level`, `--help`, `--version`) come with it.
  */
 @FlagGroup('Sandboxes (the server and sandbox-controller read these alike)')
-export class SandboxSettings {
+export class SandboxSettings extends StandardSettings {
   @Flag('default-timeout', { type: 'duration', valueName: 'duration', default: '60s', description: 'Command timeout when a call gives none (or ≤ 0).' })
   @DurationRange({ minMs: 1000, maxMs: DAY_MS, wholeSeconds: true })
   @Satisfies('withinMaxTimeout', (ms: number, s: SandboxSettings) => s.maxTimeoutMs === undefined || ms <= s.maxTimeoutMs, '$property must not exceed maxTimeoutMs')

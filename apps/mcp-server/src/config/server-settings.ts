@@ -1,4 +1,4 @@
-import { DurationRange, Flag, IntegerRange, LOG_LEVELS, OneOf, Satisfies, type LogLevelName } from '@cli-mcp/common';
+import { DurationRange, Flag, IntegerRange, OTHER_GROUP, OneOf, Satisfies } from '@cli-mcp/common';
 import { SandboxSettings } from '@cli-mcp/kube';
 import type { BackendKind, LocalIsolation, LocalNetwork, ResultFormat, Transport } from './server-config.js';
 
@@ -10,7 +10,7 @@ export const TOOL = 'Tool';
 export const SECURITY = 'HTTP security';
 export const LOCAL = 'Local backend (--backend local)';
 export const KUBE = 'Kubernetes backend (--backend kubernetes)';
-export const OTHER = 'Other';
+export const OTHER = OTHER_GROUP;
 
 /**
  * Every server flag, declared once with its type, `--help` text, default and rules (C-CFG-1; the Go names are
@@ -121,14 +121,4 @@ export class ServerSettings extends SandboxSettings {
   @Flag('activity-interval', { group: KUBE, type: 'duration', valueName: 'duration', default: '30s', description: 'At most one last-activity update per session per interval.' })
   @DurationRange({ minMs: 1000, maxMs: HOUR_MS })
   activityIntervalMs!: number;
-
-  @Flag('log-level', { group: OTHER, valueName: 'level', default: 'info', description: 'trace, debug, info, warn, error, fatal or silent (JSON lines on stderr).' })
-  @OneOf(LOG_LEVELS)
-  logLevel!: LogLevelName;
-
-  @Flag('help', { group: OTHER, type: 'boolean', short: 'h', noEnv: true, description: 'Print this help and exit.' })
-  help!: boolean;
-
-  @Flag('version', { group: OTHER, type: 'boolean', short: 'v', noEnv: true, description: 'Print the version and exit.' })
-  version!: boolean;
 }

@@ -1,11 +1,11 @@
-import { DurationRange, Flag, FlagGroup, LOG_LEVELS, OneOf, type LogLevelName } from '@cli-mcp/common';
+import { DurationRange, Flag, FlagGroup, OTHER_GROUP } from '@cli-mcp/common';
 import { SandboxSettings } from '@cli-mcp/kube';
 
 const MIN_MS = 60_000;
 const DAY_MS = 24 * 60 * MIN_MS;
 
 export const CONTROLLER = 'Controller';
-export const OTHER = 'Other';
+export const OTHER = OTHER_GROUP;
 
 /**
  * Every controller flag, declared once with its type, `--help` text, default and rules (C-CFG-1), validated by
@@ -38,14 +38,4 @@ export class ControllerSettings extends SandboxSettings {
   @Flag('lease-duration', { type: 'duration', valueName: 'duration', default: '15s', description: 'Leader Lease duration: renewed every third of it; a crashed leader is replaced within it (C-CTL-1).' })
   @DurationRange({ minMs: 3000, maxMs: 5 * MIN_MS, wholeSeconds: true })
   leaseDurationMs!: number;
-
-  @Flag('log-level', { group: OTHER, valueName: 'level', default: 'info', description: 'trace, debug, info, warn, error, fatal or silent (JSON lines on stderr).' })
-  @OneOf(LOG_LEVELS)
-  logLevel!: LogLevelName;
-
-  @Flag('help', { group: OTHER, type: 'boolean', short: 'h', noEnv: true, description: 'Print this help and exit.' })
-  help!: boolean;
-
-  @Flag('version', { group: OTHER, type: 'boolean', short: 'v', noEnv: true, description: 'Print the version and exit.' })
-  version!: boolean;
 }
