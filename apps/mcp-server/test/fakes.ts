@@ -157,7 +157,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
     eagerAcquire: false,
     shutdownGraceMs: 310_000,
     hmacKey: { path: '/tmp/cli-mcp-test/hmac.key', generate: true },
-    local: { stateDir: '/tmp/cli-mcp-test', sandboxDir: '/tmp/cli-mcp-test', resetState: false, stdioSessionGenerated: true, isolation: 'none', network: 'host', readOnlyBinds: [], maxProcesses: undefined, maxMemoryBytes: undefined, maxSessions: 4, idleTimeoutMs: 60_000, warmPoolSize: 0 },
+    local: { stateDir: '/tmp/cli-mcp-test', sandboxDir: '/tmp/cli-mcp-test', resetState: false, stdioSessionGenerated: true, isolation: 'none', network: 'host', readOnlyBinds: [], maxSessions: 4, idleTimeoutMs: 60_000, warmPoolSize: 0 },
     kubernetes: {
       podConfig: undefined,
       namespace: undefined,

@@ -11,4 +11,5 @@ export {
   type LocalIsolation, type LocalNetwork, type SessionEndReason,
 } from './local/local-backend.options.js';
 export { defaultAgentEntry } from './local/default-agent-entry.js';
+export { BOUND_DEFAULTS, defaultMemoryBytes, type BoundSetting } from './local/bounds/sandbox-bounds.js';
 export * from './kubernetes/index.js';

@@ -11,6 +11,8 @@ export type AcquirePath = 'cache' | 'discover' | 'claim' | 'create';
 export interface SandboxLoss {
   readonly shellState: true;
   readonly files: boolean;
+  /** Why the sandbox was stopped, when the backend stopped it (e.g. a bound, issue 22). */
+  readonly reason?: string;
 }
 
 /** Where a session's agent listens and how to authenticate to it. Never logged: it carries the token. */

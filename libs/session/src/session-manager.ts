@@ -44,7 +44,8 @@ function lossOf(handle: SandboxHandle): SandboxLoss | undefined {
 }
 
 function addLoss(a: SandboxLoss | undefined, b: SandboxLoss | undefined): SandboxLoss | undefined {
-  return a && b ? { shellState: true, files: a.files || b.files } : a ?? b;
+  const reason = a?.reason ?? b?.reason;
+  return a && b ? { shellState: true, files: a.files || b.files, ...(reason ? { reason } : {}) } : a ?? b;
 }
 
 /** An agent that restarted unassigned (a container restart) lost its shell; the pod's /workspace is still there. */

@@ -22,6 +22,8 @@ export function setup(overrides: Partial<LocalBackendOptions> = {}) {
     isolation: 'none', sandboxUser: 'server', hostEnv: { LANG: 'C.UTF-8', SECRET: 'x' }, idleTimeoutMs: 60_000, stopGraceMs: 5_000,
     clock, launcher, agent, workspaces, hostFs, commandRunner: runner, networkAttacher: attacher, endpoints: new FakeSocketEndpoints(),
     logger: { info: () => undefined, warn: (message) => warnings.push(message) },
+    // Bounds are their own spec's (local-backend.bounds.spec.ts); the others see a plain launch.
+    maxProcesses: 'off', maxMemoryBytes: 'off', maxDiskBytes: 'off', maxOutputBytes: 'off',
     ...overrides,
   });
   return { backend, clock, launcher, agent, workspaces, hostFs, runner, warnings, attacher };

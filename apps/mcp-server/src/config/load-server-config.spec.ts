@@ -69,8 +69,6 @@ describe(loadServerConfig.name, () => {
       isolation: 'auto',
       network: 'auto',
       readOnlyBinds: [],
-      maxProcesses: undefined,
-      maxMemoryBytes: undefined,
       maxSessions: 32,
       idleTimeoutMs: 1_800_000,
       warmPoolSize: 0,
@@ -337,11 +335,17 @@ describe(loadServerConfig.name, () => {
     expect((await config([], { CLI_MCP_LOCAL_RO_BIND: '/srv/models, /data' })).local.readOnlyBinds).toEqual(['/srv/models', '/data']);
   });
 
-  it('takes per-sandbox limits, the memory one as a quantity, and names the flag when out of range', async () => {
-    expect((await config(['--local-max-processes', '256', '--local-max-memory', '512Mi'])).local).toMatchObject({ maxProcesses: 256, maxMemoryBytes: 512 * 2 ** 20 });
-    expect(await problems(['--local-max-processes', '4', '--local-max-memory', '1Mi'])).toEqual([
-      '--local-max-processes (env CLI_MCP_LOCAL_MAX_PROCESSES): must not be less than 32; got "4"',
-      '--local-max-memory (env CLI_MCP_LOCAL_MAX_MEMORY): must be between 128Mi and 1Pi; got "1Mi"',
+  it('takes the per-sandbox bounds as numbers and quantities or off, unset meaning the default, and names the flag when out of range', async () => {
+    expect((await config(['--local-max-processes', '256', '--local-max-memory', '512Mi', '--local-max-disk', '1Gi', '--local-max-output', '64Mi'])).local)
+      .toMatchObject({ maxProcesses: 256, maxMemoryBytes: 512 * 2 ** 20, maxDiskBytes: 2 ** 30, maxOutputBytes: 64 * 2 ** 20 });
+    expect((await config([], { CLI_MCP_LOCAL_MAX_PROCESSES: 'off', CLI_MCP_LOCAL_MAX_MEMORY: 'off', CLI_MCP_LOCAL_MAX_DISK: 'off', CLI_MCP_LOCAL_MAX_OUTPUT: 'off' })).local)
+      .toMatchObject({ maxProcesses: 'off', maxMemoryBytes: 'off', maxDiskBytes: 'off', maxOutputBytes: 'off' });
+    expect((await config([])).local).toMatchObject({ maxProcesses: undefined, maxMemoryBytes: undefined, maxDiskBytes: undefined, maxOutputBytes: undefined });
+    expect(await problems(['--local-max-processes', '4', '--local-max-memory', '1Mi', '--local-max-disk', 'lots', '--local-max-output', '0'])).toEqual([
+      '--local-max-processes (env CLI_MCP_LOCAL_MAX_PROCESSES): must be off or a whole number between 32 and 1000000; got "4"',
+      '--local-max-memory (env CLI_MCP_LOCAL_MAX_MEMORY): must be off or between 128Mi and 1Pi; got "1Mi"',
+      expect.stringMatching(/^--local-max-disk \(env CLI_MCP_LOCAL_MAX_DISK\).*\(or off\)$/),
+      '--local-max-output (env CLI_MCP_LOCAL_MAX_OUTPUT): must be off or between 1Mi and 1Pi; got "0"',
     ]);
   });
 

@@ -3,9 +3,9 @@ import { RECOMMENDED_KEY_BYTES } from '@cli-mcp/auth';
 import { FlagReader, type ConfigOutcome as AppConfigOutcome, hostnameOf, isLoopbackAddress, parseHostPort, readRawFlags, readSettings, renderHelp } from '@cli-mcp/common';
 import { isValidSessionId } from '@cli-mcp/session';
 import { readKubernetesSettings } from '@cli-mcp/kube';
-import { parseQuantity } from '@cli-mcp/podspec';
 import { defaultInstructions } from './instructions.js';
 import type { AllowedHosts, HttpConfig, ServerConfig } from './server-config.js';
+import { readLocalBounds } from './local-bounds-flags.js';
 import { ENV_PREFIX, SERVER_FLAGS, SERVER_HELP_GROUPS } from './server-flags.js';
 import { ServerSettings } from './server-settings.js';
 
@@ -53,7 +53,7 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
   // The agent in every pod caps at the server's max, not at its own default (C-AG-14).
   const kubernetes = readKubernetesSettings(flags, backend === 'kubernetes', settings.podTimeouts, warnings);
   const readOnlyBinds = flags.list('local-ro-bind').map((path) => resolve(io.cwd, path));
-  const maxMemoryBytes = readMemoryLimit(flags);
+  const bounds = readLocalBounds(flags);
 
   const config: ServerConfig = {
     version: io.version,
@@ -83,8 +83,7 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
       isolation: settings.localIsolation,
       network: settings.localNetwork,
       readOnlyBinds,
-      maxProcesses: settings.localMaxProcesses,
-      maxMemoryBytes,
+      ...bounds,
       maxSessions: settings.maxSessions,
       idleTimeoutMs: settings.idleTimeoutMs,
       warmPoolSize: settings.warmPoolSize,
@@ -224,23 +223,6 @@ async function readHmacKey(
     flags.invalid('hmac-key-file', `failed to read HMAC key file: ${reason(error)}`);
   }
   return { path, generate: false };
-}
-
-/** `--local-max-memory`: a Kubernetes-style quantity of bytes, at least 128Mi (the agent itself needs ~60 MB). */
-function readMemoryLimit(flags: FlagReader): number | undefined {
-  const text = flags.string('local-max-memory');
-  if (text === undefined) return undefined;
-  const parsed = parseQuantity(text.trim(), flags.label('local-max-memory'));
-  if (!parsed.ok) {
-    flags.fail(parsed.error);
-    return undefined;
-  }
-  const bytes = Number(parsed.value.numerator / parsed.value.denominator);
-  if (bytes < 128 * 2 ** 20 || bytes > 2 ** 50) {
-    flags.invalid('local-max-memory', `must be between 128Mi and 1Pi; got ${JSON.stringify(text)}`);
-    return undefined;
-  }
-  return bytes;
 }
 
 function reason(error: unknown): string {

@@ -1,6 +1,7 @@
 import type { LogLevelName } from '@cli-mcp/common';
 import type { SandboxPodConfig } from '@cli-mcp/podspec';
 import type { KubernetesSettings } from '@cli-mcp/kube';
+import type { BoundSetting } from '@cli-mcp/session';
 
 export type Transport = 'stdio' | 'http';
 export type BackendKind = 'local' | 'kubernetes';
@@ -56,9 +57,11 @@ export interface LocalBackendConfig {
   readonly network: LocalNetwork;
   /** `--local-ro-bind`; checked against the state dir and key files by the backend at start. */
   readonly readOnlyBinds: readonly string[];
-  /** `--local-max-processes` / `--local-max-memory` (bytes); undefined = no limit. */
-  readonly maxProcesses: number | undefined;
-  readonly maxMemoryBytes: number | undefined;
+  /** `--local-max-processes`, `--local-max-memory`, `--local-max-disk`, `--local-max-output`: undefined = the default, `off` = none. */
+  readonly maxProcesses?: BoundSetting;
+  readonly maxMemoryBytes?: BoundSetting;
+  readonly maxDiskBytes?: BoundSetting;
+  readonly maxOutputBytes?: BoundSetting;
   readonly maxSessions: number;
   readonly idleTimeoutMs: number;
   readonly warmPoolSize: number;

@@ -17,7 +17,7 @@ export const OTHER = OTHER_GROUP;
  * kept, Go §7.1/7.2, new flags follow their style), validated by class-validator through `readSettings`. The
  * sandbox flags are the controller's too (`SandboxSettings`), and so are the Kubernetes ones (`KubernetesSettings`,
  * read by `readKubernetesSettings`). Values that need files or parsing beyond a type (`--address`,
- * `--allowed-hosts`, `--*-file`, `--state-dir`, `--session-id`, `--local-max-memory`) are finished by
+ * `--allowed-hosts`, `--*-file`, `--state-dir`, `--session-id`, `--local-max-*`) are finished by
  * `loadServerConfig`.
  */
 export class ServerSettings extends SandboxSettings {
@@ -106,12 +106,18 @@ export class ServerSettings extends SandboxSettings {
   @Flag('local-ro-bind', { group: LOCAL, type: 'list', repeatable: true, valueName: 'path', description: 'Extra host path sandboxes see read-only (repeatable; env: comma-separated). Never the state dir or a key file.' })
   localRoBinds!: string[];
 
-  @Flag('local-max-processes', { group: LOCAL, type: 'integer', valueName: 'n', description: 'Most tasks (processes and threads, the agent\'s own ~20 included) per sandbox; needs a writable cgroup (else start-up fails saying so). Unset: no limit.' })
-  @IntegerRange(32, 1_000_000)
-  localMaxProcesses?: number;
+  // The bounds (issue 22): read as text, since each also takes `off`; parsed by readLocalBounds (local-bounds-flags.ts).
+  @Flag('local-max-processes', { group: LOCAL, valueName: 'n|off', defaultText: '1024', description: 'Most tasks (processes and threads, the agent\'s own 12 included) per sandbox; off: no bound. Enforced by a systemd user scope, else a writable cgroup, else RLIMIT_NPROC (/health says which).' })
+  localMaxProcesses?: string;
 
-  @Flag('local-max-memory', { group: LOCAL, valueName: 'quantity', description: 'Most memory per sandbox (e.g. 512Mi, the agent\'s ~60 MB included); needs a writable cgroup (else start-up fails saying so). Unset: no limit.' })
+  @Flag('local-max-memory', { group: LOCAL, valueName: 'quantity|off', defaultText: '2Gi or a quarter of RAM, the smaller', description: 'Most memory per sandbox (the agent\'s own included); also sizes its /tmp (half) and /var/tmp (a quarter). off: no bound. Enforced like --local-max-processes; without a cgroup it is monitored every 500ms.' })
   localMaxMemory?: string;
+
+  @Flag('local-max-disk', { group: LOCAL, valueName: 'quantity|off', defaultText: '4Gi', description: 'Most disk a session\'s /workspace may use: measured every 2s, a sandbox that grows past it is stopped (files kept; the result says why); no single file may exceed it. off: no bound.' })
+  localMaxDisk?: string;
+
+  @Flag('local-max-output', { group: LOCAL, valueName: 'quantity|off', defaultText: '256Mi', description: 'Most saved full outputs per session (/workspace/.cli-mcp/out), oldest deleted first. off: the agent\'s own retention (512Mi kept).' })
+  localMaxOutput?: string;
 
   @Flag('max-sessions', { group: LOCAL, type: 'integer', valueName: 'n', default: '32', description: 'Most sandboxes alive at once; a new session beyond it is refused.' })
   @IntegerRange(1, 10_000)

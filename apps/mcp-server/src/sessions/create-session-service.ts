@@ -96,6 +96,8 @@ export function localBackendOptions(
     readOnlyBinds: [...config.local.readOnlyBinds],
     maxProcesses: config.local.maxProcesses,
     maxMemoryBytes: config.local.maxMemoryBytes,
+    maxDiskBytes: config.local.maxDiskBytes,
+    maxOutputBytes: config.local.maxOutputBytes,
     // C-AG-14: every agent applies the server's own timeout bounds.
     defaultTimeoutSeconds: config.tool.defaultTimeoutSeconds,
     maxTimeoutSeconds: config.tool.maxTimeoutSeconds,

@@ -1,5 +1,6 @@
 import type { AgentClient } from '@cli-mcp/agent-client';
 import type { Clock } from '@cli-mcp/common';
+import { validateBounds, type BoundSetting } from './bounds/sandbox-bounds.js';
 import type { AgentEndpoints } from './agent-endpoint.js';
 import type { SandboxUser } from './bwrap-command.js';
 import type { CgroupFs } from './cgroup-limits.js';
@@ -51,11 +52,20 @@ export interface LocalBackendOptions {
    */
   sandboxUser?: SandboxUser | 'server';
   /**
-   * `--local-max-processes` (tasks: processes and threads, the agent's own ~20 included) and `--local-max-memory`
-   * (bytes, the agent's ~60 MB included) per sandbox, through cgroups (cgroup-limits.ts). Unset: no limit.
+   * Bounds of every sandbox (bounds/, docs/local-backend.md "Bounds"): `--local-max-processes`,
+   * `--local-max-memory`, `--local-max-disk`, `--local-max-output`. Unset: the default; `'off'`: no bound.
    */
-  maxProcesses?: number;
-  maxMemoryBytes?: number;
+  maxProcesses?: BoundSetting;
+  maxMemoryBytes?: BoundSetting;
+  maxDiskBytes?: BoundSetting;
+  maxOutputBytes?: BoundSetting;
+  /** How often each live workspace is measured against `maxDiskBytes`; default 2 s. */
+  diskCheckIntervalMs?: number;
+  /** The host's RAM, which sizes the default memory bound; default `os.totalmem()`. A port for tests. */
+  hostMemoryBytes?: number;
+  /** Paths of `systemd-run` and util-linux `prlimit` (bounds layers 1 and 3); default from PATH. */
+  systemdRunPath?: string;
+  prlimitPath?: string;
   /** The server's `--default-timeout` / `--max-timeout` in seconds, delivered to every agent (C-AG-14). */
   defaultTimeoutSeconds?: number;
   maxTimeoutSeconds?: number;
@@ -118,6 +128,7 @@ export const LOCAL_DEFAULTS = {
   warmPoolSize: 0,
   readyTimeoutMs: 30_000,
   stopGraceMs: 5_000,
+  diskCheckIntervalMs: 2_000,
   /** Liveness probe of an existing agent before it is handed out again. */
   probeTimeoutMs: 2_000,
   /** How long a successful `bash -c true` / bwrap health probe is reused (C-HTTP-2). */
@@ -147,12 +158,8 @@ export function validateLocalOptions(options: LocalBackendOptions): string[] {
   positive(options.readyTimeoutMs, '--ready-timeout');
   positive(options.stopGraceMs, 'stop grace', true);
   positive(options.defaultTimeoutSeconds, '--default-timeout');
-  if (options.maxProcesses !== undefined && (!Number.isInteger(options.maxProcesses) || options.maxProcesses < 32)) {
-    problems.push(`--local-max-processes must be an integer of at least 32, the agent's own tasks included (got ${options.maxProcesses})`);
-  }
-  if (options.maxMemoryBytes !== undefined && (!Number.isInteger(options.maxMemoryBytes) || options.maxMemoryBytes < 128 * 2 ** 20)) {
-    problems.push(`--local-max-memory must be at least 128Mi, the agent's own memory included (got ${options.maxMemoryBytes} bytes)`);
-  }
+  problems.push(...validateBounds(options));
+  positive(options.diskCheckIntervalMs, 'disk check interval');
   positive(options.maxTimeoutSeconds, '--max-timeout');
   return problems;
 }

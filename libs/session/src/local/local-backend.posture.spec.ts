@@ -40,7 +40,7 @@ describe(`${LocalBackend.name} posture`, () => {
       expect(warnings[0]).toContain('Debian package "bubblewrap"');
       expect(warnings[1]).toContain('share the host network');
       await expect(backend.checkHealth()).resolves.toEqual({
-        details: { isolation: 'none', network: 'host', sandbox_user: 'server user', warnings },
+        details: { isolation: 'none', network: 'host', sandbox_user: 'server user', bounds: expect.objectContaining({ tasks: 'off', tmp: expect.stringMatching(/^off/) }), warnings },
       });
     });
 

@@ -146,9 +146,9 @@ export class LocalBackend implements SandboxBackend {
   async checkHealth(): Promise<BackendHealth> {
     await this.start();
     this.assertOpen();
-    const { posture, probe } = this.running!;
+    const { posture, probe, bounds } = this.running!;
     await this.health.check(probe);
-    return { details: postureDetails(posture) };
+    return { details: postureDetails(posture, bounds) };
   }
 
   /**

@@ -39,11 +39,14 @@ export class LocalHealth {
 }
 
 /** `/health` details (C-SEC-2, C-SEC-4): what isolation is really in force, and every warning about it. */
-export function postureDetails(posture: SandboxPosture): Record<string, unknown> {
+export function postureDetails(posture: SandboxPosture, bounds?: { report: Readonly<Record<string, string>>; warnings: readonly string[] }): Record<string, unknown> {
+  const warnings = [...posture.warnings, ...(bounds?.warnings ?? [])];
   return {
     isolation: posture.isolation,
     network: posture.network,
     sandbox_user: posture.isolation === 'none' || posture.user === 'server' ? 'server user' : `uid ${posture.user.uid}`,
-    ...(posture.warnings.length > 0 ? { warnings: posture.warnings } : {}),
+    // Each bound's value and the layer that enforces it (issue 22), e.g. `tasks: "1024 (cgroupfs)"`.
+    ...(bounds ? { bounds: bounds.report } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }

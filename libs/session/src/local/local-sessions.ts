@@ -83,7 +83,9 @@ export class LocalSessions {
     }
     // A crashed, unresponsive or adopted agent's session keeps its workspace; a reaped one lost it with the agent.
     const recreated = entry !== undefined || this.lost.has(sessionId);
-    const lost: SandboxLoss | undefined = recreated ? { shellState: true, files: entry === undefined } : undefined;
+    // A sandbox a bound stopped says which and by how much (issue 22).
+    const reason = entry && runtime.spawner.takeStopReason(entry.workspace);
+    const lost: SandboxLoss | undefined = recreated ? { shellState: true, files: entry === undefined, ...(reason ? { reason } : {}) } : undefined;
     if (!entry) {
       entry = await this.create(sessionId, runtime, signal);
     } else {

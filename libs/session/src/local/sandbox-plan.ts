@@ -31,6 +31,8 @@ export interface SandboxPlanInput {
   agentEntry: string;
   stateDir: string;
   readOnlyBinds: readonly string[];
+  /** The memory bound, which sizes each private tmpfs (the probes use it too, so a bubblewrap without `--size` is caught at start). */
+  tmpfsBytes?: number;
   secretPaths: readonly string[];
   runner: CommandRunner;
   hostFs: HostFs;
@@ -52,7 +54,9 @@ export interface SandboxPlan extends Omit<SpawnerPlan, 'launch'> {
 }
 
 export async function planSandboxes(input: SandboxPlanInput): Promise<SandboxPlan> {
-  const bwrapBase = { bwrapPath: input.bwrapPath, setprivPath: input.setprivPath, dropTo: input.sandboxUser, serverUser: input.serverUser };
+  const bwrapBase = {
+    bwrapPath: input.bwrapPath, setprivPath: input.setprivPath, dropTo: input.sandboxUser, serverUser: input.serverUser, tmpfsBytes: input.tmpfsBytes,
+  };
   const rootEntries = await input.hostFs.listRoot();
   const bwrapProbe = (network: SandboxNetworkMode) =>
     buildBwrapCommand({ ...bwrapBase, network, view: probeView(rootEntries), fileFds: [], command: ['true'] });

@@ -1,6 +1,9 @@
 import type { AgentEndpoints } from './agent-endpoint.js';
 import type { Clock } from '@cli-mcp/common';
-import { CgroupLimits } from './cgroup-limits.js';
+import { planBounds, type BoundsPlan } from './bounds/bounds-plan.js';
+import { DiskMonitor } from './bounds/disk-monitor.js';
+import { walkDiskUsage } from './bounds/disk-usage.js';
+import { resolveBounds, type SandboxBounds } from './bounds/sandbox-bounds.js';
 import type { CommandRunner } from './command-runner.js';
 import type { HostFs } from './host-fs.js';
 import type { SandboxPosture } from './isolation.js';
@@ -15,6 +18,8 @@ import type { WorkspaceStore } from './workspace-store.js';
 /** What a started local backend runs on: the resolved posture, the spawner, the warm pool, the health probe. */
 export interface SandboxRuntime {
   posture: SandboxPosture;
+  /** The bounds in force and how (`/health`, issue 22). */
+  bounds: Pick<BoundsPlan, 'report' | 'warnings'>;
   spawner: SandboxSpawner;
   claimer?: WarmClaimer;
   probe?: ProbeCommand;
@@ -41,28 +46,37 @@ export interface RuntimeDeps {
 export async function startSandboxRuntime(options: LocalBackendOptions, deps: RuntimeDeps): Promise<SandboxRuntime> {
   const sandboxUser = options.sandboxUser ?? (process.getuid?.() === 0 ? ROOT_SANDBOX_USER : 'server');
   const nodePath = options.nodePath ?? process.execPath;
+  const bounds = resolveBounds(options, options.hostMemoryBytes);
   const plan = await planSandboxes({
     isolation: options.isolation ?? 'auto', network: options.network ?? 'auto',
     sandboxUser: sandboxUser === 'server' ? undefined : sandboxUser,
     serverUser: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
     bwrapPath: options.bwrapPath ?? 'bwrap', slirpPath: options.slirpPath ?? 'slirp4netns',
     setprivPath: options.setprivPath ?? 'setpriv', nodePath, agentEntry: deps.agentEntry,
-    stateDir: deps.workspaces.stateDir, readOnlyBinds: options.readOnlyBinds ?? [], secretPaths: options.secretPaths ?? [],
+    stateDir: deps.workspaces.stateDir, readOnlyBinds: options.readOnlyBinds ?? [], tmpfsBytes: bounds.memoryBytes, secretPaths: options.secretPaths ?? [],
     runner: deps.runner, hostFs: deps.hostFs, endpoints: options.endpoints, attacher: options.networkAttacher,
     networkProbe: options.networkProbe,
   });
   const { posture } = plan;
   deps.workspaces.setOwner(posture.isolation === 'bwrap' && posture.user !== 'server' ? posture.user : undefined);
   await plan.endpoints.prepare();
-  const limits = new CgroupLimits({ maxProcesses: options.maxProcesses, maxMemoryBytes: options.maxMemoryBytes }, options.cgroupFs);
-  await limits.prepare();
+  const boundsPlan = await planBounds({
+    bounds, runner: deps.runner, cgroupFs: options.cgroupFs, systemdRunPath: options.systemdRunPath, prlimitPath: options.prlimitPath,
+  });
+  const report = posture.isolation === 'bwrap' ? boundsPlan.report : { ...boundsPlan.report, tmp: 'off (no isolation: the host\'s /tmp)' };
   for (const warning of posture.warnings) deps.logger.warn(warning);
+  deps.logger.info('local sandbox bounds', report);
+  for (const warning of boundsPlan.warnings) deps.logger.warn(warning);
+  const diskMonitor = bounds.diskBytes === undefined ? undefined : new DiskMonitor({
+    limitBytes: bounds.diskBytes, intervalMs: options.diskCheckIntervalMs ?? LOCAL_DEFAULTS.diskCheckIntervalMs, usage: walkDiskUsage,
+  });
   const spawner = new SandboxSpawner({
     ...plan,
-    limits: limits.active ? limits : undefined,
+    bounds: boundsPlan,
+    diskMonitor,
     launch: {
       nodePath, agentEntry: deps.agentEntry, hostEnv: options.hostEnv ?? process.env, extraEnv: options.extraEnv,
-      agentEnv: agentTimeouts(options.defaultTimeoutSeconds, options.maxTimeoutSeconds),
+      agentEnv: { ...agentTimeouts(options.defaultTimeoutSeconds, options.maxTimeoutSeconds), ...outputBound(bounds) },
     },
   }, {
     launcher: options.launcher ?? new NodeProcessLauncher(), clock: deps.clock, metrics: options.metrics,
@@ -74,7 +88,9 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
       clock: deps.clock, spawner, workspaces: deps.workspaces, agent: deps.agent, logger: deps.logger, lifetime: deps.lifetime,
     })
     : undefined;
-  return { posture, spawner, claimer, probe: plan.healthProbe, endpoints: plan.endpoints };
+  return {
+    posture, bounds: { report, warnings: boundsPlan.warnings }, spawner, claimer, probe: plan.healthProbe, endpoints: plan.endpoints,
+  };
 }
 
 /** C-AG-14: the agent's own bounds are the server's, so no hidden lower cap (the agent defaults to 60/300 s). */
@@ -84,4 +100,16 @@ export function agentTimeouts(defaultSeconds?: number, maxSeconds?: number): Rec
   const fallback = maxSeconds === undefined ? undefined : Math.min(60, maxSeconds);
   if ((defaultSeconds ?? fallback) !== undefined) env.SANDBOX_DEFAULT_TIMEOUT_SECONDS = String(defaultSeconds ?? fallback);
   return env;
+}
+
+/**
+ * `--local-max-output` through the agent's own retention (C-MCP-6): each saved stream at most a quarter, the kept
+ * ones at most half, so the kept outputs plus the two files of the command being written stay within the bound.
+ */
+export function outputBound(bounds: SandboxBounds): Record<string, string> {
+  if (bounds.outputBytes === undefined) return {};
+  return {
+    SANDBOX_SPILL_MAX_FILE_BYTES: String(Math.floor(bounds.outputBytes / 4)),
+    SANDBOX_SPILL_MAX_TOTAL_BYTES: String(Math.floor(bounds.outputBytes / 2)),
+  };
 }

@@ -5,7 +5,8 @@ import type { AgentEndpoint, AgentEndpoints } from './agent-endpoint.js';
 import type { BwrapCommandInput } from './bwrap-command.js';
 import { buildLaunchSpec, type LaunchInput } from './launch-spec.js';
 import type { SandboxPosture } from './isolation.js';
-import type { CgroupLimits } from './cgroup-limits.js';
+import type { BoundsPlan } from './bounds/bounds-plan.js';
+import type { DiskMonitor } from './bounds/disk-monitor.js';
 import type { AgentProcess, LaunchSpec, ProcessLauncher } from './process-launcher.js';
 import { SandboxSetupFailed, startAgent, stopAgent, type StartedAgent } from './sandbox-process.js';
 import { sandboxView, type ViewBase } from './sandbox-view.js';
@@ -26,8 +27,10 @@ export interface SpawnerPlan {
   endpoints: AgentEndpoints;
   /** With `posture.network === 'isolated'`. */
   attacher?: NetworkAttacher;
-  /** `--local-max-processes` / `--local-max-memory`, when set (prepared). */
-  limits?: CgroupLimits;
+  /** The bounds of every sandbox (bounds/bounds-plan.ts), prepared. */
+  bounds?: BoundsPlan;
+  /** With a workspace bound: stops a sandbox whose workspace grows past it. */
+  diskMonitor?: DiskMonitor;
 }
 
 export interface SpawnerOptions {
@@ -47,6 +50,8 @@ export interface SpawnerOptions {
 export class SandboxSpawner {
   private readonly children = new Set<AgentProcess>();
   private readonly networks = new Set<SandboxNetwork>();
+  /** Why a sandbox was stopped by a bound, per workspace, until its session's next acquisition asks. */
+  private readonly stopReasons = new Map<string, string>();
   private closing = false;
 
   constructor(private readonly plan: SpawnerPlan, private readonly options: SpawnerOptions) {}
@@ -64,7 +69,7 @@ export class SandboxSpawner {
 
   private async spawnOnce(workspace: string, token: string | undefined, signal: AbortSignal): Promise<StartedAgent> {
     const endpoint = await this.plan.endpoints.allocate();
-    const cgroups = await this.plan.limits?.forSandbox().catch(async (error: unknown) => {
+    const cgroups = await this.plan.bounds?.cgroups?.forSandbox().catch(async (error: unknown) => {
       await endpoint.release().catch(() => undefined);
       throw error;
     });
@@ -72,13 +77,16 @@ export class SandboxSpawner {
     let handover: Promise<void> | undefined;
     const tracking: ProcessLauncher = {
       launch: (spec) => {
-        const child = this.options.launcher.launch(cgroups ? joiningCgroups(spec, cgroups.procsFiles) : spec);
+        const bounded = this.plan.bounds?.wrap(spec) ?? spec;
+        const child = this.options.launcher.launch(cgroups ? joiningCgroups(bounded, cgroups.procsFiles) : bounded);
         spawned = true;
+        const unwatch = this.plan.diskMonitor?.watch(workspace, (reason) => this.stopForBound(child, workspace, reason));
         // The child holds the listening socket now; this process must not accept on it.
         handover = endpoint.handedOver().catch(() => undefined);
         this.children.add(child);
         void child.exited.then(async () => {
           this.children.delete(child);
+          unwatch?.();
           await cgroups?.remove();
           return endpoint.release();
         }).catch(() => undefined);
@@ -106,15 +114,30 @@ export class SandboxSpawner {
     }
   }
 
+  /** Why the last sandbox of this workspace was stopped by a bound, once (the next command's notice says it). */
+  takeStopReason(workspace: string): string | undefined {
+    const reason = this.stopReasons.get(workspace);
+    this.stopReasons.delete(workspace);
+    return reason;
+  }
+
+  private stopForBound(child: AgentProcess, workspace: string, reason: string): void {
+    if (child.hasExited) return;
+    this.stopReasons.set(workspace, reason);
+    this.options.logger.warn('stopping a sandbox that went over a bound', { pid: child.pid, reason });
+    child.kill('SIGKILL');
+  }
+
   /**
    * SIGTERM to every sandbox, SIGKILL after `graceMs`; resolves when they and their networks are gone. A start
    * that completes afterwards is stopped at once (ShuttingDown).
    */
   async stopAll(graceMs: number): Promise<void> {
     this.closing = true;
+    this.plan.diskMonitor?.close();
     await Promise.all([...this.children].map((child) => stopAgent(child, this.options.clock, graceMs)));
     await Promise.all([...this.networks].map((network) => network.close()));
-    await this.plan.limits?.close();
+    await this.plan.bounds?.cgroups?.close();
   }
 
   private launchInput(workspace: string, token: string | undefined, endpoint: AgentEndpoint): LaunchInput {

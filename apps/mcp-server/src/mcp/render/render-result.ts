@@ -148,10 +148,11 @@ function noticesFor(input: RenderInput, stdout: StreamView, stderr: StreamView):
 
 /** Says exactly what the session lost and what it kept (issue 8 §5): never "files gone" when they are there. */
 export function lossNotice(loss: SandboxLoss): string {
-  return loss.files
+  const notice = loss.files
     ? '[the sandbox was recreated: files and shell state from earlier commands are gone]'
     : '[the sandbox\'s shell was restarted: shell state from earlier commands (working directory, variables, ' +
       'functions, aliases, background jobs) is gone; files in /workspace were kept]';
+  return loss.reason ? `${notice}\n[${loss.reason}]` : notice;
 }
 
 function structuredOutput(

@@ -1,0 +1,44 @@
+import type { FlagReader } from '@cli-mcp/common';
+import { parseQuantity } from '@cli-mcp/podspec';
+import type { BoundSetting } from '@cli-mcp/session';
+
+/** `--local-max-*` as read: unset → the backend's default, `off` → no bound (docs/local-backend.md "Bounds"). */
+export interface LocalBoundFlags {
+  readonly maxProcesses?: BoundSetting;
+  readonly maxMemoryBytes?: BoundSetting;
+  readonly maxDiskBytes?: BoundSetting;
+  readonly maxOutputBytes?: BoundSetting;
+}
+
+const MIB = 2 ** 20;
+
+export function readLocalBounds(flags: FlagReader): LocalBoundFlags {
+  return {
+    maxProcesses: readBound(flags, 'local-max-processes', 'count', 32, 1_000_000, 'between 32 and 1000000'),
+    maxMemoryBytes: readBound(flags, 'local-max-memory', 'bytes', 128 * MIB, 2 ** 50, 'between 128Mi and 1Pi'),
+    maxDiskBytes: readBound(flags, 'local-max-disk', 'bytes', 16 * MIB, 2 ** 50, 'between 16Mi and 1Pi'),
+    maxOutputBytes: readBound(flags, 'local-max-output', 'bytes', MIB, 2 ** 50, 'between 1Mi and 1Pi'),
+  };
+}
+
+function readBound(flags: FlagReader, name: string, kind: 'count' | 'bytes', min: number, max: number, range: string): BoundSetting | undefined {
+  const text = flags.string(name)?.trim();
+  if (text === undefined || text === '') return undefined;
+  if (text === 'off') return 'off';
+  let value: number;
+  if (kind === 'count') {
+    value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  } else {
+    const parsed = parseQuantity(text, flags.label(name));
+    if (!parsed.ok) {
+      flags.fail(`${parsed.error} (or off)`);
+      return undefined;
+    }
+    value = Number(parsed.value.numerator / parsed.value.denominator);
+  }
+  if (!Number.isInteger(value) || value < min || value > max) {
+    flags.invalid(name, `must be off or ${kind === 'count' ? 'a whole number ' : ''}${range}; got ${JSON.stringify(text)}`);
+    return undefined;
+  }
+  return value;
+}

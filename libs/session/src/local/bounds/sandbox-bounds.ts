@@ -1,0 +1,81 @@
+import { totalmem } from 'node:os';
+
+/** A bound as configured: bytes or tasks, `'off'` (turned off explicitly), or undefined (the default). */
+export type BoundSetting = number | 'off';
+
+export interface BoundSettings {
+  /** `--local-max-processes`: tasks (processes and threads) per sandbox, the agent's own ~20 included. */
+  maxProcesses?: BoundSetting;
+  /** `--local-max-memory`: bytes per sandbox, the agent's ~60 MB and the sandbox's tmpfs directories included. */
+  maxMemoryBytes?: BoundSetting;
+  /** `--local-max-disk`: bytes a session's workspace may hold (monitored). */
+  maxDiskBytes?: BoundSetting;
+  /** `--local-max-output`: bytes of saved full outputs per session (`/workspace/.cli-mcp/out`). */
+  maxOutputBytes?: BoundSetting;
+}
+
+/** The bounds in force for every sandbox of this server; an absent field is turned off. */
+export interface SandboxBounds {
+  readonly tasks?: number;
+  readonly memoryBytes?: number;
+  readonly diskBytes?: number;
+  readonly outputBytes?: number;
+}
+
+const GIB = 2 ** 30;
+const MIB = 2 ** 20;
+
+/**
+ * Defaults that fit a laptop (issue 22; measurements in docs/local-backend.md "Bounds"): an idle sandbox holds
+ * ~20 tasks and ~60 MB, a `npm ci` of this repository peaks at ~40 tasks and ~700 MB, so 1024 tasks and 2 GiB
+ * leave real work room while a fork or memory bomb stops long before the host suffers.
+ */
+export const BOUND_DEFAULTS = {
+  tasks: 1024,
+  /** Memory: the smaller of this and a quarter of the host's RAM. */
+  memoryCapBytes: 2 * GIB,
+  diskBytes: 4 * GIB,
+  outputBytes: 256 * MIB,
+} as const;
+
+/** The smallest values that still let the agent start and save an output (each checked with its flag). */
+export const BOUND_MINIMUMS = { tasks: 32, memoryBytes: 128 * MIB, diskBytes: 16 * MIB, outputBytes: MIB } as const;
+
+export function defaultMemoryBytes(hostMemoryBytes: number = totalmem()): number {
+  // Rounded down to MiB: cgroup files and tmpfs sizes read better that way.
+  return Math.min(BOUND_DEFAULTS.memoryCapBytes, Math.floor(hostMemoryBytes / 4 / MIB) * MIB);
+}
+
+/** Applies the defaults: unset → default, `'off'` → absent. */
+export function resolveBounds(settings: BoundSettings, hostMemoryBytes?: number): SandboxBounds {
+  const pick = (value: BoundSetting | undefined, fallback: () => number): number | undefined =>
+    value === 'off' ? undefined : value ?? fallback();
+  return {
+    tasks: pick(settings.maxProcesses, () => BOUND_DEFAULTS.tasks),
+    memoryBytes: pick(settings.maxMemoryBytes, () => defaultMemoryBytes(hostMemoryBytes)),
+    diskBytes: pick(settings.maxDiskBytes, () => BOUND_DEFAULTS.diskBytes),
+    outputBytes: pick(settings.maxOutputBytes, () => BOUND_DEFAULTS.outputBytes),
+  };
+}
+
+/** Problems with explicit values, each naming its flag; empty when fine. */
+export function validateBounds(settings: BoundSettings): string[] {
+  const problems: string[] = [];
+  const check = (value: BoundSetting | undefined, flag: string, minimum: number, unit: string, why: string): void => {
+    if (value === undefined || value === 'off') return;
+    if (!Number.isInteger(value) || value < minimum) problems.push(`${flag} must be off or at least ${unit}, ${why} (got ${value})`);
+  };
+  check(settings.maxProcesses, '--local-max-processes', BOUND_MINIMUMS.tasks, '32', 'the agent\'s own tasks included');
+  check(settings.maxMemoryBytes, '--local-max-memory', BOUND_MINIMUMS.memoryBytes, '128Mi', 'the agent\'s own memory included');
+  check(settings.maxDiskBytes, '--local-max-disk', BOUND_MINIMUMS.diskBytes, '16Mi', 'the agent\'s own files included');
+  check(settings.maxOutputBytes, '--local-max-output', BOUND_MINIMUMS.outputBytes, '1Mi', 'one saved output at least');
+  return problems;
+}
+
+/** `2Gi`, `300Mi`, `5000` bytes: how logs, `/health` and notices show a size. */
+export function formatBytes(bytes: number): string {
+  if (bytes >= GIB && bytes % (GIB / 10) === 0) return `${+(bytes / GIB).toFixed(1)}Gi`;
+  if (bytes >= GIB) return `${(bytes / GIB).toFixed(2)}Gi`;
+  if (bytes >= MIB) return `${+(bytes / MIB).toFixed(1)}Mi`;
+  return `${bytes} bytes`;
+}
