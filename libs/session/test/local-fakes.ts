@@ -1,6 +1,7 @@
 /** Fakes of the local backend's ports. */
 import type { AgentEndpoint, AgentEndpoints } from '../src/local/agent-endpoint.js';
 import type { SandboxUser } from '../src/local/bwrap-command.js';
+import type { CgroupFs } from '../src/local/cgroup-limits.js';
 import type { NetworkAttacher, SandboxNetwork } from '../src/local/slirp-network.js';
 import type { CommandResult, CommandRunner } from '../src/local/command-runner.js';
 import type { HostFs, RootEntry } from '../src/local/host-fs.js';
@@ -207,5 +208,28 @@ export class FakeSocketEndpoints implements AgentEndpoints {
       handedOver: async () => void this.handedOver.push(path),
       release: async () => void this.released.push(path),
     };
+  }
+}
+
+/** An in-memory cgroup tree: directories and written files. */
+export class FakeCgroupFs implements CgroupFs {
+  readonly dirs = new Set<string>();
+  readonly written = new Map<string, string>();
+  refuseMkdir = false;
+  constructor(private readonly files: Record<string, string>) {}
+  async readText(path: string): Promise<string> {
+    const text = this.files[path];
+    if (text === undefined) throw new Error(`ENOENT ${path}`);
+    return text;
+  }
+  async writeText(path: string, text: string): Promise<void> {
+    this.written.set(path, text);
+  }
+  async mkdir(path: string): Promise<void> {
+    if (this.refuseMkdir) throw Object.assign(new Error(`EACCES: permission denied, mkdir '${path}'`), { code: 'EACCES' });
+    this.dirs.add(path);
+  }
+  async rmdir(path: string): Promise<void> {
+    this.dirs.delete(path);
   }
 }

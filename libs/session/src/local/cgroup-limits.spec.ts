@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CgroupLimits, parseCgroupMounts, parseProcCgroup, type CgroupFs } from './cgroup-limits.js';
+import { FakeCgroupFs } from '../../test/local-fakes.js';
+import { CgroupLimits, parseCgroupMounts, parseProcCgroup } from './cgroup-limits.js';
 
 const V1_CGROUP = '9:name=systemd:/\n8:pids:/user.slice\n4:memory:/user.slice/app\n0::/\n';
 const V1_MOUNTS = [
@@ -7,29 +8,6 @@ const V1_MOUNTS = [
   '36 25 0:31 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory',
   '37 25 0:32 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw',
 ].join('\n');
-
-/** An in-memory cgroup tree: directories and written files. */
-class FakeCgroupFs implements CgroupFs {
-  readonly dirs = new Set<string>();
-  readonly written = new Map<string, string>();
-  refuseMkdir = false;
-  constructor(private readonly files: Record<string, string>) {}
-  async readText(path: string): Promise<string> {
-    const text = this.files[path];
-    if (text === undefined) throw new Error(`ENOENT ${path}`);
-    return text;
-  }
-  async writeText(path: string, text: string): Promise<void> {
-    this.written.set(path, text);
-  }
-  async mkdir(path: string): Promise<void> {
-    if (this.refuseMkdir) throw Object.assign(new Error(`EACCES: permission denied, mkdir '${path}'`), { code: 'EACCES' });
-    this.dirs.add(path);
-  }
-  async rmdir(path: string): Promise<void> {
-    this.dirs.delete(path);
-  }
-}
 
 describe(CgroupLimits.name, () => {
   it('reads the v1 controllers and the v2 hierarchy of this process', () => {

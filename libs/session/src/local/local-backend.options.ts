@@ -1,5 +1,6 @@
 import type { AgentClient } from '@cli-mcp/agent-client';
 import type { Clock } from '@cli-mcp/common';
+import type { DiskUsage } from './bounds/disk-usage.js';
 import { validateBounds, type BoundSetting } from './bounds/sandbox-bounds.js';
 import type { AgentEndpoints } from './agent-endpoint.js';
 import type { SandboxUser } from './bwrap-command.js';
@@ -61,6 +62,8 @@ export interface LocalBackendOptions {
   maxOutputBytes?: BoundSetting;
   /** How often each live workspace is measured against `maxDiskBytes`; default 2 s. */
   diskCheckIntervalMs?: number;
+  /** Measures a workspace; default a `du`-like walk (bounds/disk-usage.ts). A port for tests. */
+  diskUsage?: DiskUsage;
   /** The host's RAM, which sizes the default memory bound; default `os.totalmem()`. A port for tests. */
   hostMemoryBytes?: number;
   /** Paths of `systemd-run` and util-linux `prlimit` (bounds layers 1 and 3); default from PATH. */

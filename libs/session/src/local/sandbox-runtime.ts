@@ -68,7 +68,7 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
   deps.logger.info('local sandbox bounds', report);
   for (const warning of boundsPlan.warnings) deps.logger.warn(warning);
   const diskMonitor = bounds.diskBytes === undefined ? undefined : new DiskMonitor({
-    limitBytes: bounds.diskBytes, intervalMs: options.diskCheckIntervalMs ?? LOCAL_DEFAULTS.diskCheckIntervalMs, usage: walkDiskUsage,
+    limitBytes: bounds.diskBytes, intervalMs: options.diskCheckIntervalMs ?? LOCAL_DEFAULTS.diskCheckIntervalMs, usage: options.diskUsage ?? walkDiskUsage,
   });
   const spawner = new SandboxSpawner({
     ...plan,

@@ -146,6 +146,12 @@ describe(renderResult.name, () => {
         .toContain('[the sandbox was recreated: files and shell state from earlier commands are gone]');
     });
 
+    it('says why, when the backend stopped the sandbox (a bound, issue 22)', () => {
+      const reason = 'the sandbox was stopped because /workspace used 5Gi, 1Gi over its 4Gi bound (--local-max-disk); delete files to get below it';
+      const result = render({ stdout: 'x' }, { sandboxRecreated: true, sandboxLoss: { shellState: true, files: false, reason } });
+      expect(result.text.split('\n').slice(1, 3)).toEqual([expect.stringContaining('files in /workspace were kept'), `[${reason}]`]);
+    });
+
     it('does not repeat the state-reset notice the agent put at the start of stderr, but adds it otherwise', () => {
       const shown = render({ stderr: `${STATE_RESET_NOTICE}\n`, state_reset: true, stdout: 'ok' });
       expect(shown.text.split(STATE_RESET_NOTICE)).toHaveLength(2);

@@ -74,8 +74,7 @@ export function validateBounds(settings: BoundSettings): string[] {
 
 /** `2Gi`, `300Mi`, `5000` bytes: how logs, `/health` and notices show a size. */
 export function formatBytes(bytes: number): string {
-  if (bytes >= GIB && bytes % (GIB / 10) === 0) return `${+(bytes / GIB).toFixed(1)}Gi`;
-  if (bytes >= GIB) return `${(bytes / GIB).toFixed(2)}Gi`;
+  if (bytes >= GIB) return `${+(bytes / GIB).toFixed(2)}Gi`;
   if (bytes >= MIB) return `${+(bytes / MIB).toFixed(1)}Mi`;
   return `${bytes} bytes`;
 }

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { defaultMemoryBytes, formatBytes, resolveBounds, validateBounds } from './sandbox-bounds.js';
+
+const GIB = 2 ** 30;
+
+describe(resolveBounds.name, () => {
+  it('bounds everything by default: 1024 tasks, the smaller of 2Gi or a quarter of RAM, 4Gi of disk, 256Mi of outputs', () => {
+    expect(resolveBounds({}, 32 * GIB)).toEqual({ tasks: 1024, memoryBytes: 2 * GIB, diskBytes: 4 * GIB, outputBytes: 256 * 2 ** 20 });
+    expect(defaultMemoryBytes(4 * GIB)).toBe(GIB);
+    expect(defaultMemoryBytes(3 * GIB + 12_345)).toBe(768 * 2 ** 20);
+  });
+
+  it('takes explicit values, and off removes a bound', () => {
+    expect(resolveBounds({ maxProcesses: 64, maxMemoryBytes: 'off', maxDiskBytes: 'off', maxOutputBytes: 2 ** 20 }, 8 * GIB))
+      .toEqual({ tasks: 64, memoryBytes: undefined, diskBytes: undefined, outputBytes: 2 ** 20 });
+  });
+
+  it('names the flag of a value too small for the agent itself', () => {
+    expect(validateBounds({ maxProcesses: 8, maxMemoryBytes: 2 ** 20, maxDiskBytes: 1.5, maxOutputBytes: 'off' })).toEqual([
+      '--local-max-processes must be off or at least 32, the agent\'s own tasks included (got 8)',
+      '--local-max-memory must be off or at least 128Mi, the agent\'s own memory included (got 1048576)',
+      '--local-max-disk must be off or at least 16Mi, the agent\'s own files included (got 1.5)',
+    ]);
+  });
+
+  it('formats sizes the way the flags take them', () => {
+    expect([formatBytes(2 * GIB), formatBytes(1.25 * GIB), formatBytes(300 * 2 ** 20), formatBytes(5000)]).toEqual(['2Gi', '1.25Gi', '300Mi', '5000 bytes']);
+  });
+});
