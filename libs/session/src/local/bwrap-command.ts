@@ -1,8 +1,5 @@
 import { SANDBOX_WORKSPACE, type SandboxView } from './sandbox-view.js';
 
-/** `/run` holds sockets and pid files only. */
-const RUN_TMPFS_BYTES = 64 * 2 ** 20;
-
 /** The network a sandbox gets once `auto` is resolved (docs/local-backend.md "Network"). */
 export type SandboxNetworkMode = 'isolated' | 'host' | 'none';
 
@@ -24,11 +21,8 @@ export interface BwrapCommandInput {
   serverUser: SandboxUser;
   /** Outer bubblewrap writes its child's pid here (slirp4netns attaches to that process's namespaces). */
   infoFd?: number;
-  /**
-   * Size of each private tmpfs (`/tmp`, `/var/tmp`; `/run` gets at most 64 MiB) — the memory bound, so writing
-   * there can never take more host RAM than that even where no cgroup counts it (issue 22). Unset: unsized.
-   */
-  tmpfsBytes?: number;
+  /** Size of each private tmpfs by path (bounds/sandbox-bounds.ts `tmpfsSizes`); an absent one is unsized. */
+  tmpfsSizes?: Readonly<Record<string, number>>;
   /** One descriptor per `view.files` entry, carrying its content. */
   fileFds: readonly number[];
   command: readonly string[];
@@ -90,7 +84,8 @@ function innerArgs(input: BwrapCommandInput): string[] {
     // bubblewrap creates a tmpfs's mount point but not its parents (/var of /var/tmp).
     const parent = dir.slice(0, dir.lastIndexOf('/'));
     if (parent !== '' && !args.includes(parent)) args.push('--dir', parent);
-    if (input.tmpfsBytes !== undefined) args.push('--size', String(dir === '/run' ? Math.min(RUN_TMPFS_BYTES, input.tmpfsBytes) : input.tmpfsBytes));
+    const size = input.tmpfsSizes?.[dir];
+    if (size !== undefined) args.push('--size', String(size));
     args.push('--tmpfs', dir);
   }
   input.view.files.forEach((file, index) => args.push('--ro-bind-data', String(input.fileFds[index]), file.dest));

@@ -15,8 +15,7 @@ describe(`${LocalBackend.name} bounds (issue 22)`, () => {
     const spec = launcher.launched[0]!.spec;
     expect(spec.command).toBe('systemd-run');
     expect(spec.args.slice(0, 10)).toEqual(['--user', '--scope', '--quiet', '--collect', '-p', 'TasksMax=1024', '-p', `MemoryMax=${2 * GIB}`, '-p', 'MemorySwapMax=0']);
-    expect(spec.args.join(' ')).toContain(`--size ${2 * GIB} --tmpfs /tmp`);
-    expect(spec.args.join(' ')).toContain(`--size ${64 * 2 ** 20} --tmpfs /run`);
+    expect(spec.args.join(' ')).toContain(`--size ${GIB} --tmpfs /tmp --dir /var --size ${GIB / 2} --tmpfs /var/tmp --size ${64 * 2 ** 20} --tmpfs /run`);
     // Saved outputs: a quarter per stream, half kept, so the two of the running command fit too.
     expect(spec.env).toMatchObject({ SANDBOX_SPILL_MAX_FILE_BYTES: String(64 * 2 ** 20), SANDBOX_SPILL_MAX_TOTAL_BYTES: String(128 * 2 ** 20) });
     const health = await backend.checkHealth();

@@ -31,8 +31,8 @@ export interface SandboxPlanInput {
   agentEntry: string;
   stateDir: string;
   readOnlyBinds: readonly string[];
-  /** The memory bound, which sizes each private tmpfs (the probes use it too, so a bubblewrap without `--size` is caught at start). */
-  tmpfsBytes?: number;
+  /** Sizes of the private tmpfs directories (the probes use them too, so a bubblewrap without `--size` is caught at start). */
+  tmpfsSizes?: Readonly<Record<string, number>>;
   secretPaths: readonly string[];
   runner: CommandRunner;
   hostFs: HostFs;
@@ -55,7 +55,7 @@ export interface SandboxPlan extends Omit<SpawnerPlan, 'launch'> {
 
 export async function planSandboxes(input: SandboxPlanInput): Promise<SandboxPlan> {
   const bwrapBase = {
-    bwrapPath: input.bwrapPath, setprivPath: input.setprivPath, dropTo: input.sandboxUser, serverUser: input.serverUser, tmpfsBytes: input.tmpfsBytes,
+    bwrapPath: input.bwrapPath, setprivPath: input.setprivPath, dropTo: input.sandboxUser, serverUser: input.serverUser, tmpfsSizes: input.tmpfsSizes,
   };
   const rootEntries = await input.hostFs.listRoot();
   const bwrapProbe = (network: SandboxNetworkMode) =>

@@ -3,7 +3,7 @@ import type { Clock } from '@cli-mcp/common';
 import { planBounds, type BoundsPlan } from './bounds/bounds-plan.js';
 import { DiskMonitor } from './bounds/disk-monitor.js';
 import { walkDiskUsage } from './bounds/disk-usage.js';
-import { resolveBounds, type SandboxBounds } from './bounds/sandbox-bounds.js';
+import { resolveBounds, tmpfsSizes, type SandboxBounds } from './bounds/sandbox-bounds.js';
 import type { CommandRunner } from './command-runner.js';
 import type { HostFs } from './host-fs.js';
 import type { SandboxPosture } from './isolation.js';
@@ -53,7 +53,7 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
     serverUser: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
     bwrapPath: options.bwrapPath ?? 'bwrap', slirpPath: options.slirpPath ?? 'slirp4netns',
     setprivPath: options.setprivPath ?? 'setpriv', nodePath, agentEntry: deps.agentEntry,
-    stateDir: deps.workspaces.stateDir, readOnlyBinds: options.readOnlyBinds ?? [], tmpfsBytes: bounds.memoryBytes, secretPaths: options.secretPaths ?? [],
+    stateDir: deps.workspaces.stateDir, readOnlyBinds: options.readOnlyBinds ?? [], tmpfsSizes: tmpfsSizes(bounds.memoryBytes), secretPaths: options.secretPaths ?? [],
     runner: deps.runner, hostFs: deps.hostFs, endpoints: options.endpoints, attacher: options.networkAttacher,
     networkProbe: options.networkProbe,
   });

@@ -32,7 +32,7 @@ describe(planBounds.name, () => {
     expect(plan.cgroups).toBeDefined();
     expect([...fs.dirs]).toEqual([`/sys/fs/cgroup/pids/cli-mcp-${process.pid}`, `/sys/fs/cgroup/memory/app/cli-mcp-${process.pid}`]);
     expect(plan.wrap(spec)).toMatchObject({ command: 'prlimit', args: [`--fsize=${4 * 2 ** 30}`, '--', 'bwrap', '--a'] });
-    expect(plan.report).toMatchObject({ tasks: '1024 (cgroupfs)', tmp: expect.stringContaining('counted in memory') });
+    expect(plan.report).toMatchObject({ tasks: '1024 (cgroupfs)', tmp: '/tmp 1Gi, /var/tmp 512Mi, /run 64Mi (tmpfs size, counted in memory too)' });
     await plan.cgroups?.close();
   });
 
@@ -45,7 +45,7 @@ describe(planBounds.name, () => {
     expect(plan.report).toMatchObject({ tasks: '1024 (rlimit RLIMIT_NPROC)', memory: expect.stringContaining('NOT enforced') });
     expect(plan.warnings).toEqual([
       expect.stringMatching(/tasks are bounded only by RLIMIT_NPROC \(1024\).*No medium found.*EACCES/),
-      expect.stringMatching(/memory is NOT bounded.*2Gi each/),
+      expect.stringMatching(/memory is NOT bounded.*2Gi together at most/),
     ]);
   });
 

@@ -2,7 +2,7 @@ import { CgroupLimits, type CgroupFs } from '../cgroup-limits.js';
 import type { CommandRunner } from '../command-runner.js';
 import { PROBE_TIMEOUT_MS } from '../isolation.js';
 import type { LaunchSpec } from '../process-launcher.js';
-import { formatBytes, type SandboxBounds } from './sandbox-bounds.js';
+import { formatBytes, tmpfsSizes, type SandboxBounds } from './sandbox-bounds.js';
 
 /**
  * How the tasks and memory bounds are enforced, strongest first (issue 22): a systemd user scope (a delegated
@@ -71,7 +71,8 @@ export async function planBounds(input: BoundsPlanInput): Promise<BoundsPlan> {
   else report.tasks = 'off';
   if (bounds.memoryBytes !== undefined) {
     report.memory = `${formatBytes(bounds.memoryBytes)} (${layer === 'rlimit' ? 'NOT enforced: only the tmpfs sizes are' : layer})`;
-    report.tmp = `${formatBytes(bounds.memoryBytes)} each for /tmp and /var/tmp (tmpfs size${layer === 'rlimit' ? '' : ', and counted in memory'})`;
+    const sizes = tmpfsSizes(bounds.memoryBytes)!;
+    report.tmp = `${Object.entries(sizes).map(([dir, size]) => `${dir} ${formatBytes(size)}`).join(', ')} (tmpfs size${layer === 'rlimit' ? '' : ', counted in memory too'})`;
   } else {
     report.memory = 'off';
     report.tmp = 'off (tmpfs without a size: half the host\'s RAM each)';
@@ -104,7 +105,7 @@ function rlimitWarnings(bounds: SandboxBounds, why: string): string[] {
     warnings.push(`local sandboxes' tasks are bounded only by RLIMIT_NPROC (${bounds.tasks}), which the host counts per user across all of that user's processes: ${why}; provide ${SCOPE_HINT}`);
   }
   if (bounds.memoryBytes !== undefined) {
-    warnings.push(`local sandboxes' memory is NOT bounded (only their tmpfs directories are, ${formatBytes(bounds.memoryBytes)} each): ${why}; provide ${SCOPE_HINT}`);
+    warnings.push(`local sandboxes' memory is NOT bounded (only their tmpfs directories are, ${formatBytes(bounds.memoryBytes)} together at most): ${why}; provide ${SCOPE_HINT}`);
   }
   return warnings;
 }

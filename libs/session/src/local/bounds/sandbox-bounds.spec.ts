@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultMemoryBytes, formatBytes, resolveBounds, validateBounds } from './sandbox-bounds.js';
+import { defaultMemoryBytes, formatBytes, resolveBounds, tmpfsSizes, validateBounds } from './sandbox-bounds.js';
 
 const GIB = 2 ** 30;
 
@@ -25,5 +25,14 @@ describe(resolveBounds.name, () => {
 
   it('formats sizes the way the flags take them', () => {
     expect([formatBytes(2 * GIB), formatBytes(1.25 * GIB), formatBytes(300 * 2 ** 20), formatBytes(5000)]).toEqual(['2Gi', '1.25Gi', '300Mi', '5000 bytes']);
+  });
+});
+
+describe(tmpfsSizes.name, () => {
+  it('sizes the private tmpfs directories within the memory bound, so a full /tmp leaves the processes room', () => {
+    expect(tmpfsSizes(2 * GIB)).toEqual({ '/tmp': GIB, '/var/tmp': GIB / 2, '/run': 64 * 2 ** 20 });
+    const small = tmpfsSizes(256 * 2 ** 20)!;
+    expect(small['/tmp']! + small['/var/tmp']! + small['/run']!).toBeLessThan(256 * 2 ** 20);
+    expect(tmpfsSizes(undefined)).toBeUndefined();
   });
 });

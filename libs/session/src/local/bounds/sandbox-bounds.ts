@@ -72,6 +72,18 @@ export function validateBounds(settings: BoundSettings): string[] {
   return problems;
 }
 
+/**
+ * The private tmpfs directories' sizes under a memory bound: `/tmp` half of it, `/var/tmp` a quarter, `/run` a
+ * sixteenth up to 64Mi (sockets and pid files). tmpfs pages are host RAM that no process owns, so they are sized
+ * on their own — where no cgroup counts them this is their only bound — and together stay under the bound, so a
+ * full `/tmp` ends in "No space left on device" while the sandbox's processes still have room (no OOM kill).
+ */
+export function tmpfsSizes(memoryBytes: number | undefined): Record<string, number> | undefined {
+  if (memoryBytes === undefined) return undefined;
+  const page = (bytes: number): number => Math.floor(bytes / 4096) * 4096;
+  return { '/tmp': page(memoryBytes / 2), '/var/tmp': page(memoryBytes / 4), '/run': page(Math.min(64 * MIB, memoryBytes / 16)) };
+}
+
 /** `2Gi`, `300Mi`, `5000` bytes: how logs, `/health` and notices show a size. */
 export function formatBytes(bytes: number): string {
   if (bytes >= GIB) return `${+(bytes / GIB).toFixed(2)}Gi`;
