@@ -67,6 +67,8 @@ export interface SandboxBackend {
    * manager drops its cached handle at once instead of finding out through a failed request.
    */
   onSandboxGone?(listener: (sessionId: string) => void): void;
+  /** Why the backend stopped the session's sandbox (e.g. a bound, issue 22), so the command it cut off can say so. */
+  stopReason?(sessionId: string): string | undefined;
   /** Deletes the session's sandbox(es) and secret; idempotent (C-HTTP-1, C-K8S-8). */
   end(sessionId: string, signal: AbortSignal): Promise<void>;
   /**

@@ -32,6 +32,18 @@ describe(`${SessionManager.name} recovery`, () => {
       expect(f.backend.callsOf('acquire')).toHaveLength(2);
     });
 
+    it('a command cut off because the backend stopped its sandbox says why first (issue 22)', async () => {
+      f.acquireReturns(handle('s1'));
+      f.backend.on('stopReason', () => 'the sandbox was stopped because /workspace used 5Gi, 1Gi over its 4Gi bound (--local-max-disk)');
+      f.agent.on('exec', async () => {
+        throw agentErrors.reset();
+      });
+      await expect(f.manager.execute('s1', request, never())).rejects.toMatchObject({
+        code: SessionErrorCode.AgentFailure,
+        message: 'the sandbox was stopped because /workspace used 5Gi, 1Gi over its 4Gi bound (--local-max-disk) (agent request: execute http://127.0.0.1:41000/exec: socket hang up)',
+      });
+    });
+
     it('a lost answer re-asked with the same key returns the first result (C-AG-15)', async () => {
       f.acquireReturns(handle('s1'));
       let n = 0;

@@ -221,7 +221,7 @@ export class SessionManager {
         if (kind === 'network' || kind === 'not-delivered') this.cache.invalidate(sessionId, handle.agentUrl);
         // The re-ask got no answer of the command either (no agent, a restarted one, the network again): it may
         // have run on a sandbox that is gone, so it is not run elsewhere (C-K8S-7); the lost answer is the news.
-        if (lostAnswer !== undefined) throw toSessionError(lostAnswer, signal);
+        if (lostAnswer !== undefined) throw withStopReason(toSessionError(lostAnswer, signal), this.backend.stopReason?.(sessionId));
         if (kind === 'not-delivered' && !reacquired) {
           // The command certainly did not run, so running it on a re-resolved sandbox cannot run it twice.
           reacquired = true;
@@ -236,7 +236,7 @@ export class SessionManager {
           continue;
         }
         // `network`: the request may have reached the agent — no blind retry, the command may have run.
-        throw toSessionError(error, signal);
+        throw withStopReason(toSessionError(error, signal), this.backend.stopReason?.(sessionId));
       } finally {
         finished?.();
       }
@@ -290,6 +290,11 @@ export class SessionManager {
   private secondsSince(started: number): number {
     return Math.max(0, this.clock.now() - started) / 1000;
   }
+}
+
+/** A command whose sandbox the backend stopped says why first (issue 22: "the result says why"). */
+function withStopReason(error: SessionError, reason: string | undefined): SessionError {
+  return reason === undefined ? error : new SessionError(error.code, `${reason} (${error.message})`, { cause: error });
 }
 
 function outcomeOf(response: ExecResponse): ExecOutcome {

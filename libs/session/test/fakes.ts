@@ -43,6 +43,7 @@ interface BackendMethods extends Record<string, AnyFn> {
   checkHealth: SandboxBackend['checkHealth'];
   shutdown: SandboxBackend['shutdown'];
   beginCommand: (handle: SandboxHandle) => () => void;
+  stopReason: (sessionId: string) => string | undefined;
 }
 
 export class StrictBackend extends Strict<BackendMethods> implements SandboxBackend {
@@ -67,6 +68,9 @@ export class StrictBackend extends Strict<BackendMethods> implements SandboxBack
   }
   shutdown(): Promise<void> {
     return this.async('shutdown', []);
+  }
+  stopReason(sessionId: string): string | undefined {
+    return this.invoke('stopReason', [sessionId]);
   }
   beginCommand(handle: SandboxHandle): () => void {
     return this.invoke('beginCommand', [handle]);

@@ -29,7 +29,7 @@ export function useManagerFixture(): ManagerFixture {
     f.clock = new FakeClock();
     f.registry = new Registry();
     f.manager = new SessionManager({ backend: f.backend, agent: f.agent, clock: f.clock, metrics: new SessionMetrics(f.registry), cacheTtlMs: 30_000 });
-    f.backend.on('touch', () => undefined).on('beginCommand', () => () => undefined);
+    f.backend.on('touch', () => undefined).on('beginCommand', () => () => undefined).on('stopReason', () => undefined);
   });
   afterEach(() => {
     expect(f.backend.unexpected).toEqual([]);

@@ -69,12 +69,11 @@ export class LocalBackend implements SandboxBackend {
     });
   }
 
-  /** What the sandboxes really get once started (`auto` resolved). */
+  /** What the sandboxes really get once started (`auto` resolved); `isolation` is its part most callers need. */
   get posture(): SandboxPosture | undefined {
     return this.running?.posture;
   }
 
-  /** Isolation in force once started (`auto` resolved). */
   get isolation(): 'bwrap' | 'none' | undefined {
     return this.running?.posture.isolation;
   }
@@ -125,6 +124,10 @@ export class LocalBackend implements SandboxBackend {
 
   onSandboxGone(listener: (sessionId: string) => void): void {
     this.goneListeners.push(listener);
+  }
+
+  stopReason(sessionId: string): string | undefined {
+    return this.running && this.sessions.stopReason(sessionId, this.running);
   }
 
   touch(handle: SandboxHandle): void {

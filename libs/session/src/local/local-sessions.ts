@@ -96,6 +96,12 @@ export class LocalSessions {
     return { ...entry.handle!, recreated, lost };
   }
 
+  /** Why a bound stopped the session's sandbox, without taking it (its next acquisition's notice takes it). */
+  stopReason(sessionId: string, runtime: SandboxRuntime): string | undefined {
+    const entry = this.entries.get(sessionId);
+    return entry && runtime.spawner.peekStopReason(entry.workspace);
+  }
+
   /** Stops the session's agent and deletes its workspace; `lostState`: reaped (its next use is "recreated"). */
   async end(sessionId: string, lostState: boolean): Promise<void> {
     const entry = this.entries.get(sessionId);

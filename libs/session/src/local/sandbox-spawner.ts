@@ -121,6 +121,10 @@ export class SandboxSpawner {
     return reason;
   }
 
+  peekStopReason(workspace: string): string | undefined {
+    return this.stopReasons.get(workspace);
+  }
+
   private stopForBound(child: AgentProcess, workspace: string, reason: string): void {
     if (child.hasExited) return;
     this.stopReasons.set(workspace, reason);
