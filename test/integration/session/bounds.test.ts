@@ -114,6 +114,7 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
       expectResponsive(await responsiveness(stack, 'calm'));
       const result = await running;
       const [, count, errno] = /^refused after (\d+) errno (\d+)$/.exec(result.response.stdout) ?? [];
+      console.warn(`[bounds] the fork bomb was refused after ${count} forks`);
       expect(Number(errno)).toBe(11);
       expect(Number(count)).toBeGreaterThan(500);
       expect(Number(count)).toBeLessThan(BOUND_DEFAULTS.tasks);
