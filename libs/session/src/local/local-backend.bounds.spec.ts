@@ -36,6 +36,18 @@ describe(`${LocalBackend.name} bounds (issue 22)`, () => {
     expect((await backend.checkHealth()).details).toMatchObject({ bounds: { tasks: '1024 (rlimit RLIMIT_NPROC)' }, warnings });
   });
 
+  it('starts bubblewrap sandboxes with unsized tmpfs, saying so, where bubblewrap has no --size (0.6)', async () => {
+    const runner = new FakeRunner();
+    const old = { run: async (command: string, args: string[]) => (args.includes('--size') && args.includes('--version')
+      ? { ok: false, detail: 'bwrap: Unknown option --size' } : runner.run(command, args)) };
+    const { backend, launcher, warnings } = make({ ...DEFAULTS, isolation: 'bwrap', network: 'none', commandRunner: old });
+    await backend.acquire('s1', never());
+    expect(backend.isolation).toBe('bwrap');
+    expect(launcher.launched[0]!.spec.args).not.toContain('--size');
+    expect(warnings).toEqual([expect.stringContaining('this bubblewrap has no --size (bwrap: Unknown option --size)')]);
+    expect((await backend.checkHealth()).details).toMatchObject({ bounds: { tmp: 'off (this bubblewrap has no --size)' }, warnings });
+  });
+
   it('stops a sandbox whose workspace grows past --local-max-disk; the next command says why and by how much, files kept', async () => {
     const sizes = [0, 3 * GIB, 5 * GIB];
     const { backend, launcher } = make({

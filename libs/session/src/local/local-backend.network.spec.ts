@@ -21,6 +21,7 @@ function make(overrides: Partial<LocalBackendOptions> = {}) {
     isolation: 'auto', network: 'none', sandboxUser: 'server', hostEnv: {}, clock: new FakeClock(), launcher, commandRunner: runner,
     agent: new StrictLocalAgent().on('health', async () => ({ status: 'ok', assigned: true, busy: false })),
     workspaces: new FakeWorkspaces(), hostFs: new FakeHostFs(), endpoints: new UnixSocketEndpoints(join(dir, 'sockets')),
+    maxProcesses: 'off', maxMemoryBytes: 'off', maxDiskBytes: 'off', maxOutputBytes: 'off',
     ...overrides,
   });
   return { backend, launcher, runner };

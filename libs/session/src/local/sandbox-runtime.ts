@@ -1,6 +1,6 @@
 import type { AgentEndpoints } from './agent-endpoint.js';
 import type { Clock } from '@cli-mcp/common';
-import { planBounds, type BoundsPlan } from './bounds/bounds-plan.js';
+import { planBounds, tmpfsSizeProblem, type BoundsPlan } from './bounds/bounds-plan.js';
 import { DiskMonitor } from './bounds/disk-monitor.js';
 import { walkDiskUsage } from './bounds/disk-usage.js';
 import { resolveBounds, tmpfsSizes, type SandboxBounds } from './bounds/sandbox-bounds.js';
@@ -47,13 +47,15 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
   const sandboxUser = options.sandboxUser ?? (process.getuid?.() === 0 ? ROOT_SANDBOX_USER : 'server');
   const nodePath = options.nodePath ?? process.execPath;
   const bounds = resolveBounds(options, options.hostMemoryBytes);
+  const bwrapPath = options.bwrapPath ?? 'bwrap';
+  const sizeProblem = bounds.memoryBytes === undefined || options.isolation === 'none' ? undefined : await tmpfsSizeProblem(deps.runner, bwrapPath);
   const plan = await planSandboxes({
     isolation: options.isolation ?? 'auto', network: options.network ?? 'auto',
     sandboxUser: sandboxUser === 'server' ? undefined : sandboxUser,
     serverUser: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
-    bwrapPath: options.bwrapPath ?? 'bwrap', slirpPath: options.slirpPath ?? 'slirp4netns',
+    bwrapPath, slirpPath: options.slirpPath ?? 'slirp4netns',
     setprivPath: options.setprivPath ?? 'setpriv', nodePath, agentEntry: deps.agentEntry,
-    stateDir: deps.workspaces.stateDir, readOnlyBinds: options.readOnlyBinds ?? [], tmpfsSizes: tmpfsSizes(bounds.memoryBytes), secretPaths: options.secretPaths ?? [],
+    stateDir: deps.workspaces.stateDir, readOnlyBinds: options.readOnlyBinds ?? [], tmpfsSizes: sizeProblem === undefined ? tmpfsSizes(bounds.memoryBytes) : undefined, secretPaths: options.secretPaths ?? [],
     runner: deps.runner, hostFs: deps.hostFs, endpoints: options.endpoints, attacher: options.networkAttacher,
     networkProbe: options.networkProbe,
   });
@@ -63,10 +65,13 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
   const boundsPlan = await planBounds({
     bounds, runner: deps.runner, cgroupFs: options.cgroupFs, systemdRunPath: options.systemdRunPath, prlimitPath: options.prlimitPath,
   });
-  const report = posture.isolation === 'bwrap' ? boundsPlan.report : { ...boundsPlan.report, tmp: 'off (no isolation: the host\'s /tmp)' };
+  const report = posture.isolation === 'bwrap'
+    ? { ...boundsPlan.report, ...(sizeProblem ? { tmp: 'off (this bubblewrap has no --size)' } : {}) }
+    : { ...boundsPlan.report, tmp: 'off (no isolation: the host\'s /tmp)' };
+  const boundsWarnings = [...boundsPlan.warnings, ...(sizeProblem && posture.isolation === 'bwrap' ? [sizeProblem] : [])];
   for (const warning of posture.warnings) deps.logger.warn(warning);
   deps.logger.info('local sandbox bounds', report);
-  for (const warning of boundsPlan.warnings) deps.logger.warn(warning);
+  for (const warning of boundsWarnings) deps.logger.warn(warning);
   const diskMonitor = bounds.diskBytes === undefined ? undefined : new DiskMonitor({
     limitBytes: bounds.diskBytes, intervalMs: options.diskCheckIntervalMs ?? LOCAL_DEFAULTS.diskCheckIntervalMs, usage: options.diskUsage ?? walkDiskUsage,
   });
@@ -89,7 +94,7 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
     })
     : undefined;
   return {
-    posture, bounds: { report, warnings: boundsPlan.warnings }, spawner, claimer, probe: plan.healthProbe, endpoints: plan.endpoints,
+    posture, bounds: { report, warnings: boundsWarnings }, spawner, claimer, probe: plan.healthProbe, endpoints: plan.endpoints,
   };
 }
 

@@ -115,3 +115,14 @@ function prefixed(spec: LaunchSpec, prefix: readonly string[]): LaunchSpec {
   const [command, ...rest] = prefix as [string, ...string[]];
   return { ...spec, command, args: [...rest, spec.command, ...spec.args] };
 }
+
+/**
+ * bubblewrap sizes a tmpfs only since 0.7 (`--size`; Ubuntu 22.04 ships 0.6): without it the sandboxes still
+ * start, their tmpfs directories unsized, and this says so — rather than the whole bubblewrap probe failing and
+ * `auto` isolation falling back to none.
+ */
+export async function tmpfsSizeProblem(runner: CommandRunner, bwrapPath: string): Promise<string | undefined> {
+  const probe = await runner.run(bwrapPath, ['--size', '4096', '--tmpfs', '/tmp', '--version'], PROBE_TIMEOUT_MS);
+  return probe.ok ? undefined : `local sandboxes' /tmp, /var/tmp and /run are not sized: this bubblewrap has no --size (${probe.detail}); ` +
+    'they are bounded only by a memory cgroup, where one applies; install bubblewrap 0.7 or later';
+}
