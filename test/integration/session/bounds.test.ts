@@ -183,6 +183,7 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
       const stopped = await running.then((result) => result.response.stdout, (error: Error) => error.message);
       expect(stopped).toMatch(/^the sandbox was stopped because \/workspace used [\d.]+Mi, [\d.]+Mi over its 64Mi bound/);
       const used = await walkDiskUsage(join(stack.stateDir, 'sessions', 'hostile', 'workspace'));
+      console.warn(`[bounds] the workspace fill was stopped at ${(used / MIB).toFixed(0)} MiB`);
       expect(used).toBeGreaterThan(64 * MIB);
       expect(used).toBeLessThan(400 * MIB);
       const next = await stack.run('hostile', 'ls | grep -c "^f"; rm -f f*; echo cleaned');
