@@ -57,7 +57,7 @@ describe.skipIf(skip !== undefined)('the built server run by an unprivileged use
     if (scope) expect(health.info.sessions).not.toHaveProperty('warnings');
     else {
       expect(health.info.sessions.warnings).toEqual([
-        expect.stringMatching(/^local sandboxes' tasks are bounded only by RLIMIT_NPROC/), expect.stringMatching(/^local sandboxes' memory is NOT bounded/),
+        expect.stringMatching(/^local sandboxes' tasks are bounded only by RLIMIT_NPROC/), expect.stringMatching(/^local sandboxes' memory is bounded only by monitoring/),
       ]);
     }
   });

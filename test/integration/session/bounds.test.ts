@@ -74,7 +74,7 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
         disk: expect.stringMatching(/^4Gi \(monitored/),
         output: '256Mi (agent retention)',
       });
-      if (layer === 'rlimit') expect(details.warnings).toEqual(expect.arrayContaining([expect.stringContaining('memory is NOT bounded')]));
+      if (layer === 'rlimit') expect(details.warnings).toEqual(expect.arrayContaining([expect.stringContaining('memory is bounded only by monitoring')]));
       // Inside: /tmp sized to half the memory bound, no file beyond the disk bound (ulimit -f counts KiB).
       const inside = await stack.run('s-defaults', 'df -B1 --output=size /tmp | tail -1; ulimit -f');
       expect(inside.response.stdout.split('\n').map((line) => Number(line.trim()))).toEqual([Math.floor(memory / 2 / 4096) * 4096, BOUND_DEFAULTS.diskBytes / 1024]);
@@ -214,5 +214,41 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
     } finally {
       await stack.close();
     }
+  });
+
+  describe('forced down to layer 3 (rlimits and monitoring), as on a host with neither a user manager nor a writable cgroup', () => {
+    const noCgroups = {
+      systemdRunPath: '/bin/false',
+      cgroupFs: { readText: () => Promise.reject(new Error('EACCES')), writeText: async () => undefined, mkdir: async () => undefined, rmdir: async () => undefined },
+    };
+
+    it('still refuses a fork bomb (RLIMIT_NPROC) and stops a memory bomb by monitoring, saying why, and the session goes on', async () => {
+      const stack = await createSessionStack('bwrap', { network: 'none', maxMemoryBytes: 512 * MIB, ...noCgroups });
+      try {
+        expect((await stack.backend.checkHealth()).details).toMatchObject({ bounds: { tasks: '1024 (rlimit RLIMIT_NPROC)', memory: '512Mi (monitored every 500 ms)' } });
+        await stack.run('calm', 'true');
+        const forks = await stack.run('hostile', 'python3 -c \'import os, time\nn = 0\ntry:\n    while n < 1500:\n        if os.fork() == 0:\n            time.sleep(5); os._exit(0)\n        n += 1\nexcept OSError as e:\n    print(n, e.errno)\''
+          + '; pkill -KILL -P $$ python3; true');
+        const [count, errno] = forks.response.stdout.split(' ').map(Number);
+        console.warn(`[bounds] layer 3: the fork bomb was refused after ${count} forks`);
+        expect(errno).toBe(11);
+        expect(count).toBeLessThan(1024);
+        // 64 MiB of touched pages every 0.1 s, up to 2 GiB: the monitor stops it past 512Mi.
+        const bomb = 'import time\nb = []\nwhile len(b) < 32:\n    b.append(b"x" * (64 << 20))\n    open("mem", "w").write(str(len(b)))\n    time.sleep(0.1)\nprint("allocated")';
+        const running = stack.run('hostile', `/usr/bin/python3 -c '${bomb}'`);
+        await untilMarked(stack, 'hostile', 'mem');
+        expectResponsive(await responsiveness(stack, 'calm'));
+        const cut = await running.then((result) => result.response.stdout, (error: Error) => error.message);
+        expect(cut).toMatch(/^the sandbox was stopped because its processes used [\d.]+Mi of memory, [\d.]+Mi over its 512Mi bound/);
+        const reached = Number(readFileSync(join(stack.stateDir, 'sessions', 'hostile', 'workspace', 'mem'), 'utf8'));
+        console.warn(`[bounds] layer 3: the memory bomb was stopped at ${reached * 64} MiB`);
+        expect(reached).toBeLessThan(32);
+        const next = await stack.run('hostile', 'echo alive');
+        expect(next.response.stdout).toBe('alive');
+        expect(next.sandboxLoss).toMatchObject({ files: false, reason: expect.stringContaining('over its 512Mi bound (--local-max-memory)') });
+      } finally {
+        await stack.close();
+      }
+    });
   });
 });

@@ -17,7 +17,7 @@ describe(`${LocalBackend.name} bounds (issue 22)`, () => {
     expect(spec.args.slice(0, 10)).toEqual(['--user', '--scope', '--quiet', '--collect', '-p', 'TasksMax=1024', '-p', `MemoryMax=${2 * GIB}`, '-p', 'MemorySwapMax=0']);
     expect(spec.args.join(' ')).toContain(`--size ${GIB} --tmpfs /tmp --dir /var --size ${GIB / 2} --tmpfs /var/tmp --size ${64 * 2 ** 20} --tmpfs /run`);
     // Saved outputs: a quarter per stream, half kept, so the two of the running command fit too.
-    expect(spec.env).toMatchObject({ SANDBOX_SPILL_MAX_FILE_BYTES: String(64 * 2 ** 20), SANDBOX_SPILL_MAX_TOTAL_BYTES: String(128 * 2 ** 20) });
+    expect(spec.env).toMatchObject({ SANDBOX_SPILL_MAX_FILE_BYTES: String(64 * 2 ** 20 - 1024), SANDBOX_SPILL_MAX_TOTAL_BYTES: String(128 * 2 ** 20) });
     const health = await backend.checkHealth();
     expect(health.details).toMatchObject({
       bounds: { tasks: '1024 (systemd-scope)', memory: '2Gi (systemd-scope)', disk: expect.stringMatching(/^4Gi \(monitored/), output: '256Mi (agent retention)' },
@@ -32,7 +32,7 @@ describe(`${LocalBackend.name} bounds (issue 22)`, () => {
       cgroupFs: { readText: async () => '', writeText: async () => undefined, mkdir: async () => undefined, rmdir: async () => undefined },
     });
     await backend.start();
-    expect(warnings).toEqual([expect.stringContaining('RLIMIT_NPROC (1024)'), expect.stringContaining('memory is NOT bounded')]);
+    expect(warnings).toEqual([expect.stringContaining('RLIMIT_NPROC (1024)'), expect.stringContaining('memory is bounded only by monitoring')]);
     expect((await backend.checkHealth()).details).toMatchObject({ bounds: { tasks: '1024 (rlimit RLIMIT_NPROC)' }, warnings });
   });
 

@@ -1,6 +1,7 @@
 import type { AgentClient } from '@cli-mcp/agent-client';
 import type { Clock } from '@cli-mcp/common';
 import type { DiskUsage } from './bounds/disk-usage.js';
+import type { ProcessTable } from './bounds/memory-monitor.js';
 import { validateBounds, type BoundSetting } from './bounds/sandbox-bounds.js';
 import type { AgentEndpoints } from './agent-endpoint.js';
 import type { SandboxUser } from './bwrap-command.js';
@@ -64,6 +65,8 @@ export interface LocalBackendOptions {
   diskCheckIntervalMs?: number;
   /** Measures a workspace; default a `du`-like walk (bounds/disk-usage.ts). A port for tests. */
   diskUsage?: DiskUsage;
+  /** The host's processes for the memory monitor of bounds layer 3; default `/proc`. A port for tests. */
+  processTable?: ProcessTable;
   /** The host's RAM, which sizes the default memory bound; default `os.totalmem()`. A port for tests. */
   hostMemoryBytes?: number;
   /** Paths of `systemd-run` and util-linux `prlimit` (bounds layers 1 and 3); default from PATH. */

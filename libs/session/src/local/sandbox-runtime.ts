@@ -3,6 +3,8 @@ import type { Clock } from '@cli-mcp/common';
 import { planBounds, tmpfsSizeProblem, type BoundsPlan } from './bounds/bounds-plan.js';
 import { DiskMonitor } from './bounds/disk-monitor.js';
 import { walkDiskUsage } from './bounds/disk-usage.js';
+import { MEMORY_CHECK_INTERVAL_MS } from './bounds/bounds-plan.js';
+import { MemoryMonitor, procProcessTable } from './bounds/memory-monitor.js';
 import { resolveBounds, tmpfsSizes, type SandboxBounds } from './bounds/sandbox-bounds.js';
 import type { CommandRunner } from './command-runner.js';
 import type { HostFs } from './host-fs.js';
@@ -75,10 +77,14 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
   const diskMonitor = bounds.diskBytes === undefined ? undefined : new DiskMonitor({
     limitBytes: bounds.diskBytes, intervalMs: options.diskCheckIntervalMs ?? LOCAL_DEFAULTS.diskCheckIntervalMs, usage: options.diskUsage ?? walkDiskUsage,
   });
+  const memoryMonitor = boundsPlan.layer === 'rlimit' && bounds.memoryBytes !== undefined
+    ? new MemoryMonitor({ limitBytes: bounds.memoryBytes, intervalMs: MEMORY_CHECK_INTERVAL_MS, table: options.processTable ?? procProcessTable })
+    : undefined;
   const spawner = new SandboxSpawner({
     ...plan,
     bounds: boundsPlan,
     diskMonitor,
+    memoryMonitor,
     launch: {
       nodePath, agentEntry: deps.agentEntry, hostEnv: options.hostEnv ?? process.env, extraEnv: options.extraEnv,
       agentEnv: { ...agentTimeouts(options.defaultTimeoutSeconds, options.maxTimeoutSeconds), ...outputBound(bounds) },
@@ -107,6 +113,8 @@ export function agentTimeouts(defaultSeconds?: number, maxSeconds?: number): Rec
   return env;
 }
 
+const SPILL_NOTE_ROOM = 1024;
+
 /**
  * `--local-max-output` through the agent's own retention (C-MCP-6): each saved stream at most a quarter, the kept
  * ones at most half, so the kept outputs plus the two files of the command being written stay within the bound.
@@ -114,7 +122,8 @@ export function agentTimeouts(defaultSeconds?: number, maxSeconds?: number): Rec
 export function outputBound(bounds: SandboxBounds): Record<string, string> {
   if (bounds.outputBytes === undefined) return {};
   return {
-    SANDBOX_SPILL_MAX_FILE_BYTES: String(Math.floor(bounds.outputBytes / 4)),
+    // Less the agent's closing note of a full file (`[cli-mcp: file stopped at …]`, < 100 bytes).
+    SANDBOX_SPILL_MAX_FILE_BYTES: String(Math.floor(bounds.outputBytes / 4) - SPILL_NOTE_ROOM),
     SANDBOX_SPILL_MAX_TOTAL_BYTES: String(Math.floor(bounds.outputBytes / 2)),
   };
 }

@@ -7,6 +7,7 @@ import { buildLaunchSpec, type LaunchInput } from './launch-spec.js';
 import type { SandboxPosture } from './isolation.js';
 import type { BoundsPlan } from './bounds/bounds-plan.js';
 import type { DiskMonitor } from './bounds/disk-monitor.js';
+import type { MemoryMonitor } from './bounds/memory-monitor.js';
 import type { AgentProcess, LaunchSpec, ProcessLauncher } from './process-launcher.js';
 import { SandboxSetupFailed, startAgent, stopAgent, type StartedAgent } from './sandbox-process.js';
 import { sandboxView, type ViewBase } from './sandbox-view.js';
@@ -31,6 +32,8 @@ export interface SpawnerPlan {
   bounds?: BoundsPlan;
   /** With a workspace bound: stops a sandbox whose workspace grows past it. */
   diskMonitor?: DiskMonitor;
+  /** With a memory bound no cgroup holds (bounds layer 3): stops a sandbox whose processes go past it. */
+  memoryMonitor?: MemoryMonitor;
 }
 
 export interface SpawnerOptions {
@@ -80,13 +83,14 @@ export class SandboxSpawner {
         const bounded = this.plan.bounds?.wrap(spec) ?? spec;
         const child = this.options.launcher.launch(cgroups ? joiningCgroups(bounded, cgroups.procsFiles) : bounded);
         spawned = true;
-        const unwatch = this.plan.diskMonitor?.watch(workspace, (reason) => this.stopForBound(child, workspace, reason));
+        const stop = (reason: string): void => this.stopForBound(child, workspace, reason);
+        const unwatch = [this.plan.diskMonitor?.watch(workspace, stop), this.plan.memoryMonitor?.watch(child.pid, stop)];
         // The child holds the listening socket now; this process must not accept on it.
         handover = endpoint.handedOver().catch(() => undefined);
         this.children.add(child);
         void child.exited.then(async () => {
           this.children.delete(child);
-          unwatch?.();
+          unwatch.forEach((end) => end?.());
           await cgroups?.remove();
           return endpoint.release();
         }).catch(() => undefined);
@@ -139,6 +143,7 @@ export class SandboxSpawner {
   async stopAll(graceMs: number): Promise<void> {
     this.closing = true;
     this.plan.diskMonitor?.close();
+    this.plan.memoryMonitor?.close();
     await Promise.all([...this.children].map((child) => stopAgent(child, this.options.clock, graceMs)));
     await Promise.all([...this.networks].map((network) => network.close()));
     await this.plan.bounds?.cgroups?.close();

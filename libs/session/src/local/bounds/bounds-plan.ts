@@ -33,6 +33,9 @@ export interface BoundsPlan {
   wrap(spec: LaunchSpec): LaunchSpec;
 }
 
+/** How often bounds layer 3 measures the sandboxes' memory (memory-monitor.ts). */
+export const MEMORY_CHECK_INTERVAL_MS = 500;
+
 const SCOPE_HINT = 'a systemd user manager (`systemd-run --user --scope` works) or a writable cgroup (e.g. a unit with Delegate=yes)';
 
 /** Picks the strongest layer that works here, probing each once at start. */
@@ -70,7 +73,7 @@ export async function planBounds(input: BoundsPlanInput): Promise<BoundsPlan> {
   if (bounds.tasks !== undefined) report.tasks = `${bounds.tasks} (${layer === 'rlimit' ? 'rlimit RLIMIT_NPROC' : layer})`;
   else report.tasks = 'off';
   if (bounds.memoryBytes !== undefined) {
-    report.memory = `${formatBytes(bounds.memoryBytes)} (${layer === 'rlimit' ? 'NOT enforced: only the tmpfs sizes are' : layer})`;
+    report.memory = `${formatBytes(bounds.memoryBytes)} (${layer === 'rlimit' ? `monitored every ${MEMORY_CHECK_INTERVAL_MS} ms` : layer})`;
     const sizes = tmpfsSizes(bounds.memoryBytes)!;
     report.tmp = `${Object.entries(sizes).map(([dir, size]) => `${dir} ${formatBytes(size)}`).join(', ')} (tmpfs size${layer === 'rlimit' ? '' : ', counted in memory too'})`;
   } else {
@@ -105,7 +108,7 @@ function rlimitWarnings(bounds: SandboxBounds, why: string): string[] {
     warnings.push(`local sandboxes' tasks are bounded only by RLIMIT_NPROC (${bounds.tasks}), which the host counts per user across all of that user's processes: ${why}; provide ${SCOPE_HINT}`);
   }
   if (bounds.memoryBytes !== undefined) {
-    warnings.push(`local sandboxes' memory is NOT bounded (only their tmpfs directories are, ${formatBytes(bounds.memoryBytes)} together at most): ${why}; provide ${SCOPE_HINT}`);
+    warnings.push(`local sandboxes' memory is bounded only by monitoring (their processes' resident memory every ${MEMORY_CHECK_INTERVAL_MS} ms, so a fast allocation can overshoot; the tmpfs directories by their sizes): ${why}; provide ${SCOPE_HINT}`);
   }
   return warnings;
 }
