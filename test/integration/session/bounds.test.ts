@@ -63,10 +63,26 @@ async function untilMarked(stack: SessionStack, sessionId: string, file: string)
   throw new Error(`${file} never appeared in ${sessionId}'s workspace`);
 }
 
+/** A real backend with these options and a calm session already started; closed whatever happens. */
+async function withStack(options: Parameters<typeof createSessionStack>[1], body: (stack: SessionStack) => Promise<void>): Promise<void> {
+  const stack = await createSessionStack('bwrap', options);
+  try {
+    await stack.run('calm', 'true');
+    await body(stack);
+  } finally {
+    await stack.close();
+  }
+}
+
+/** Once the hostile command has marked `file`, the calm session and the host must answer within 1 s. */
+async function whileResponsive(stack: SessionStack, file: string): Promise<void> {
+  await untilMarked(stack, 'hostile', file);
+  expectResponsive(await responsiveness(stack, 'calm'));
+}
+
 describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
   it('applies the default values with no flags, and /health says which layer enforces each', async () => {
-    const stack = await createSessionStack('bwrap', { network: 'none' });
-    try {
+    await withStack({ network: 'none' }, async (stack) => {
       const details = (await stack.backend.checkHealth()).details ?? {};
       const memory = defaultMemoryBytes();
       expect(details.bounds).toMatchObject({
@@ -78,15 +94,11 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
       // Inside: /tmp sized to half the memory bound, no file beyond the disk bound (ulimit -f counts KiB).
       const inside = await stack.run('s-defaults', 'df -B1 --output=size /tmp | tail -1; ulimit -f');
       expect(inside.response.stdout.split('\n').map((line) => Number(line.trim()))).toEqual([Math.floor(memory / 2 / 4096) * 4096, BOUND_DEFAULTS.diskBytes / 1024]);
-    } finally {
-      await stack.close();
-    }
+    });
   });
 
   it('stops a fork bomb at 1024 tasks under the defaults, and the host and another session keep answering', async () => {
-    const stack = await createSessionStack('bwrap', { network: 'none' });
-    try {
-      await stack.run('calm', 'true');
+    await withStack({ network: 'none' }, async (stack) => {
       // Forks until the kernel refuses (EAGAIN) — capped at 1500, so a missing bound cannot hurt this machine —
       // marks how far it got, holds the children a moment, then ends them.
       const bomb = [
@@ -110,8 +122,7 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
         'print("refused after", len(kids), "errno", error)',
       ].join('\n');
       const running = stack.run('hostile', `/usr/bin/python3 -c '${bomb}'`);
-      await untilMarked(stack, 'hostile', 'forked');
-      expectResponsive(await responsiveness(stack, 'calm'));
+      await whileResponsive(stack, 'forked');
       const result = await running;
       const [, count, errno] = /^refused after (\d+) errno (\d+)$/.exec(result.response.stdout) ?? [];
       console.warn(`[bounds] the fork bomb was refused after ${count} forks`);
@@ -119,9 +130,7 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
       expect(Number(count)).toBeGreaterThan(500);
       expect(Number(count)).toBeLessThan(BOUND_DEFAULTS.tasks);
       expect((await stack.run('hostile', 'echo alive')).response.stdout).toBe('alive');
-    } finally {
-      await stack.close();
-    }
+    });
   });
 
   it('stops a memory bomb at the default memory bound where a cgroup enforces it, and the session goes on', async () => {
@@ -129,32 +138,24 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
       console.warn('[bounds] memory bomb not run: this machine has no cgroup layer, so only /health\'s warning can be asserted (previous test)');
       return;
     }
-    const stack = await createSessionStack('bwrap', { network: 'none' });
-    try {
-      await stack.run('calm', 'true');
+    await withStack({ network: 'none' }, async (stack) => {
       const chunks = 2 * defaultMemoryBytes() / (64 * MIB);
       // 64 MiB of touched pages per step, up to twice the bound; each step is marked in the workspace.
       const bomb = `import os\nb = []\nwhile len(b) < ${chunks}:\n    b.append(b"x" * (64 << 20))\n    open("mem", "w").write(str(len(b)))\nprint("allocated")`;
       const running = stack.run('hostile', `/usr/bin/python3 -c '${bomb}'; echo "exit=$?"`);
-      await untilMarked(stack, 'hostile', 'mem');
-      expectResponsive(await responsiveness(stack, 'calm'));
+      await whileResponsive(stack, 'mem');
       const result = await running;
       expect(result.response.stdout).toBe('exit=137');
       const reached = Number(await untilMarked(stack, 'hostile', 'mem'));
       expect(reached).toBeLessThan(chunks / 2);
       expect((await stack.run('hostile', 'echo alive')).response.stdout).toBe('alive');
-    } finally {
-      await stack.close();
-    }
+    });
   });
 
   it('ends a /tmp fill with "No space left on device" at half the memory bound, and the session goes on', async () => {
-    const stack = await createSessionStack('bwrap', { network: 'none', maxMemoryBytes: 256 * MIB });
-    try {
-      await stack.run('calm', 'true');
+    await withStack({ network: 'none', maxMemoryBytes: 256 * MIB }, async (stack) => {
       const running = stack.run('hostile', 'touch /workspace/filling; head -c 400M /dev/zero > /tmp/fill; echo "exit=$?"; stat -c %s /tmp/fill');
-      await untilMarked(stack, 'hostile', 'filling');
-      expectResponsive(await responsiveness(stack, 'calm'));
+      await whileResponsive(stack, 'filling');
       const result = await running;
       expect(result.response.stderr).toContain('No space left on device');
       const [exit, size] = result.response.stdout.split('\n');
@@ -163,22 +164,17 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
       expect(Number(size)).toBeGreaterThan(127 * MIB);
       expect(Number(size)).toBeLessThanOrEqual(128 * MIB);
       expect((await stack.run('hostile', 'rm /tmp/fill && echo alive')).response.stdout).toBe('alive');
-    } finally {
-      await stack.close();
-    }
+    });
   });
 
   it('stops a workspace fill past --local-max-disk: no file beyond it, and the next command says why and by how much', async () => {
-    const stack = await createSessionStack('bwrap', { network: 'none', maxDiskBytes: 64 * MIB });
-    try {
-      await stack.run('calm', 'true');
+    await withStack({ network: 'none', maxDiskBytes: 64 * MIB }, async (stack) => {
       // One file past the bound fails at once (RLIMIT_FSIZE: SIGXFSZ, exit 153).
       const big = await stack.run('hostile', 'head -c 100M /dev/zero > big; echo "exit=$?"; stat -c %s big; rm big');
       expect(big.response.stdout).toBe(`exit=153\n${64 * MIB}`);
       // Many small files: unbounded this writes 600 MiB over ≥ 12 s; the monitor stops it within an interval.
       const running = stack.run('hostile', 'i=0; while [ $i -lt 600 ]; do head -c 1M /dev/zero > f$i; i=$((i+1)); sleep 0.02; done; echo finished');
-      await untilMarked(stack, 'hostile', 'f1');
-      expectResponsive(await responsiveness(stack, 'calm'));
+      await whileResponsive(stack, 'f1');
       // The cut-off command's own result says why, too.
       const stopped = await running.then((result) => result.response.stdout, (error: Error) => error.message);
       expect(stopped).toMatch(/^the sandbox was stopped because \/workspace used [\d.]+Mi, [\d.]+Mi over its 64Mi bound/);
@@ -191,15 +187,11 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
       expect(next.sandboxLoss).toMatchObject({ files: false, reason: expect.stringMatching(/\/workspace used [\d.]+Mi, [\d.]+Mi over its 64Mi bound \(--local-max-disk\)/) });
       expect(Number(next.response.stdout.split('\n')[0])).toBeGreaterThan(50);
       expect((await stack.run('hostile', 'echo alive')).sandboxRecreated).toBe(false);
-    } finally {
-      await stack.close();
-    }
+    });
   });
 
   it('keeps the saved outputs of an output flood within --local-max-output', async () => {
-    const stack = await createSessionStack('bwrap', { network: 'none', maxOutputBytes: 8 * MIB });
-    try {
-      await stack.run('calm', 'true');
+    await withStack({ network: 'none', maxOutputBytes: 8 * MIB }, async (stack) => {
       const out = join(stack.stateDir, 'sessions', 'hostile', 'workspace', '.cli-mcp', 'out');
       for (let i = 0; i < 6; i++) {
         const running = stack.run('hostile', 'head -c 50M /dev/zero | tr "\\0" x; head -c 3M /dev/zero | tr "\\0" y >&2');
@@ -211,9 +203,7 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
         expect(saved).toBeLessThanOrEqual(8 * MIB);
       }
       expect((await stack.run('hostile', 'ls /workspace/.cli-mcp/out | wc -l')).response.stdout).not.toBe('0');
-    } finally {
-      await stack.close();
-    }
+    });
   });
 
   describe('forced down to layer 3 (rlimits and monitoring), as on a host with neither a user manager nor a writable cgroup', () => {
@@ -223,10 +213,8 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
     };
 
     it('still refuses a fork bomb (RLIMIT_NPROC) and stops a memory bomb by monitoring, saying why, and the session goes on', async () => {
-      const stack = await createSessionStack('bwrap', { network: 'none', maxMemoryBytes: 512 * MIB, ...noCgroups });
-      try {
+      await withStack({ network: 'none', maxMemoryBytes: 512 * MIB, ...noCgroups }, async (stack) => {
         expect((await stack.backend.checkHealth()).details).toMatchObject({ bounds: { tasks: '1024 (rlimit RLIMIT_NPROC)', memory: '512Mi (monitored every 500 ms)' } });
-        await stack.run('calm', 'true');
         const forks = await stack.run('hostile', 'python3 -c \'import os, time\nn = 0\ntry:\n    while n < 1500:\n        if os.fork() == 0:\n            time.sleep(5); os._exit(0)\n        n += 1\nexcept OSError as e:\n    print(n, e.errno)\''
           + '; pkill -KILL -P $$ python3; true');
         const [count, errno] = forks.response.stdout.split(' ').map(Number);
@@ -236,8 +224,7 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
         // 64 MiB of touched pages every 0.1 s, up to 2 GiB: the monitor stops it past 512Mi.
         const bomb = 'import time\nb = []\nwhile len(b) < 32:\n    b.append(b"x" * (64 << 20))\n    open("mem", "w").write(str(len(b)))\n    time.sleep(0.1)\nprint("allocated")';
         const running = stack.run('hostile', `/usr/bin/python3 -c '${bomb}'`);
-        await untilMarked(stack, 'hostile', 'mem');
-        expectResponsive(await responsiveness(stack, 'calm'));
+        await whileResponsive(stack, 'mem');
         const cut = await running.then((result) => result.response.stdout, (error: Error) => error.message);
         expect(cut).toMatch(/^the sandbox was stopped because its processes used [\d.]+Mi of memory, [\d.]+Mi over its 512Mi bound/);
         const reached = Number(readFileSync(join(stack.stateDir, 'sessions', 'hostile', 'workspace', 'mem'), 'utf8'));
@@ -246,9 +233,7 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', () => {
         const next = await stack.run('hostile', 'echo alive');
         expect(next.response.stdout).toBe('alive');
         expect(next.sandboxLoss).toMatchObject({ files: false, reason: expect.stringContaining('over its 512Mi bound (--local-max-memory)') });
-      } finally {
-        await stack.close();
-      }
+      });
     });
   });
 });
