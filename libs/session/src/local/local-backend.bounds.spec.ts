@@ -10,8 +10,13 @@ describe(`${LocalBackend.name} bounds (issue 22)`, () => {
   const make = useLocalBackend();
 
   it('bounds every sandbox by default, and /health says each bound and its layer', async () => {
-    const { backend, launcher } = make({ ...DEFAULTS, isolation: 'bwrap', network: 'none' });
+    const logged: Array<[string, Record<string, unknown> | undefined]> = [];
+    const { backend, launcher } = make({
+      ...DEFAULTS, isolation: 'bwrap', network: 'none', logger: { info: (message, fields) => logged.push([message, fields]), warn: () => undefined },
+    });
     await backend.acquire('s1', never());
+    // The start-up log says each bound and how it is enforced.
+    expect(logged).toContainEqual(['local sandbox bounds', expect.objectContaining({ tasks: '1024 (systemd-scope)', disk: expect.stringMatching(/^4Gi/) })]);
     const spec = launcher.launched[0]!.spec;
     expect(spec.command).toBe('systemd-run');
     expect(spec.args.slice(0, 10)).toEqual(['--user', '--scope', '--quiet', '--collect', '-p', 'TasksMax=1024', '-p', `MemoryMax=${2 * GIB}`, '-p', 'MemorySwapMax=0']);
