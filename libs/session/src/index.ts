@@ -7,9 +7,9 @@ export { SESSION_METRIC_NAMES, SessionMetrics, type AcquireTrigger, type ExecOut
 export { classifyAgentFailure, describeAgentFailure, type AgentFailureKind } from './agent-failure.js';
 export { LocalBackend } from './local/local-backend.js';
 export {
-  LOCAL_DEFAULTS, validateLocalOptions, type LocalAgentPort, type LocalBackendLogger, type LocalBackendOptions,
+  LOCAL_DEFAULTS, type LocalAgentPort, type LocalBackendConfig, type LocalBackendDeps, type LocalBackendLogger, type LocalBackendOptions,
   type LocalIsolation, type LocalNetwork, type SessionEndReason,
 } from './local/local-backend.options.js';
 export { defaultAgentEntry } from './local/default-agent-entry.js';
-export { BOUND_DEFAULTS, defaultMemoryBytes, type BoundSetting } from './local/bounds/sandbox-bounds.js';
+export { BOUND_DEFAULTS, BOUND_MINIMUMS, defaultMemoryBytes, type BoundSetting } from './local/bounds/sandbox-bounds.js';
 export * from './kubernetes/index.js';

@@ -3,6 +3,7 @@ import { afterEach, expect } from 'vitest';
 import { LocalBackend } from '../src/local/local-backend.js';
 import type { LocalBackendOptions } from '../src/local/local-backend.options.js';
 import { FakeClock, StrictLocalAgent } from './fakes.js';
+import { splitLocalOptions } from './split-local-options.js';
 import { FakeAttacher, FakeHostFs, FakeLauncher, FakeRunner, FakeSocketEndpoints, FakeWorkspaces } from './local-fakes.js';
 
 export const key = Buffer.from('k'.repeat(32));
@@ -17,7 +18,7 @@ export function setup(overrides: Partial<LocalBackendOptions> = {}) {
   const runner = overrides.commandRunner ?? new FakeRunner();
   const warnings: string[] = [];
   const attacher = new FakeAttacher();
-  const backend = new LocalBackend({
+  const backend = new LocalBackend(...splitLocalOptions({
     stateDir: '/state', hmacKey: key, agentEntry: '/repo/dist/apps/sandbox-agent/src/main.js', nodePath: '/usr/bin/node',
     isolation: 'none', sandboxUser: 'server', hostEnv: { LANG: 'C.UTF-8', SECRET: 'x' }, idleTimeoutMs: 60_000, stopGraceMs: 5_000,
     clock, launcher, agent, workspaces, hostFs, commandRunner: runner, networkAttacher: attacher, endpoints: new FakeSocketEndpoints(),
@@ -25,7 +26,7 @@ export function setup(overrides: Partial<LocalBackendOptions> = {}) {
     // Bounds are their own spec's (local-backend.bounds.spec.ts); the others see a plain launch.
     maxProcesses: 'off', maxMemoryBytes: 'off', maxDiskBytes: 'off', maxOutputBytes: 'off',
     ...overrides,
-  });
+  }));
   return { backend, clock, launcher, agent, workspaces, hostFs, runner, warnings, attacher };
 }
 

@@ -1,6 +1,6 @@
 import type { FlagReader } from '@cli-mcp/common';
 import { parseQuantity } from '@cli-mcp/podspec';
-import type { BoundSetting } from '@cli-mcp/session';
+import { BOUND_MINIMUMS, type BoundSetting } from '@cli-mcp/session';
 
 /** `--local-max-*` as read: unset → the backend's default, `off` → no bound (docs/local-backend.md "Bounds"). */
 export interface LocalBoundFlags {
@@ -10,14 +10,16 @@ export interface LocalBoundFlags {
   readonly maxOutputBytes?: BoundSetting;
 }
 
+// The backend's minimums (the agent's own tasks, memory and files fit under each), checked here once.
+const { tasks, memoryBytes, diskBytes, outputBytes } = BOUND_MINIMUMS;
 const MIB = 2 ** 20;
 
 export function readLocalBounds(flags: FlagReader): LocalBoundFlags {
   return {
-    maxProcesses: readBound(flags, 'local-max-processes', 'count', 32, 1_000_000, 'between 32 and 1000000'),
-    maxMemoryBytes: readBound(flags, 'local-max-memory', 'bytes', 128 * MIB, 2 ** 50, 'between 128Mi and 1Pi'),
-    maxDiskBytes: readBound(flags, 'local-max-disk', 'bytes', 16 * MIB, 2 ** 50, 'between 16Mi and 1Pi'),
-    maxOutputBytes: readBound(flags, 'local-max-output', 'bytes', MIB, 2 ** 50, 'between 1Mi and 1Pi'),
+    maxProcesses: readBound(flags, 'local-max-processes', 'count', tasks, 1_000_000, `between ${tasks} and 1000000`),
+    maxMemoryBytes: readBound(flags, 'local-max-memory', 'bytes', memoryBytes, 2 ** 50, `between ${memoryBytes / MIB}Mi and 1Pi`),
+    maxDiskBytes: readBound(flags, 'local-max-disk', 'bytes', diskBytes, 2 ** 50, `between ${diskBytes / MIB}Mi and 1Pi`),
+    maxOutputBytes: readBound(flags, 'local-max-output', 'bytes', outputBytes, 2 ** 50, `between ${outputBytes / MIB}Mi and 1Pi`),
   };
 }
 

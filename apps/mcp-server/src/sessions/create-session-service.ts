@@ -5,7 +5,7 @@ import {
   SessionManager,
   SessionMetrics,
   type LocalBackendLogger,
-  type LocalBackendOptions,
+  type LocalBackendConfig,
   type SandboxBackend,
 } from '@cli-mcp/session';
 import type { Logger } from 'pino';
@@ -75,7 +75,7 @@ async function createKubernetes(
 async function createLocal(
   config: ServerConfig, hmacKey: Buffer, agent: AgentClient, metrics: SessionMetrics, log: Logger,
 ): Promise<SandboxBackend> {
-  const backend = new LocalBackend(localBackendOptions(config, hmacKey, agent, metrics, log));
+  const backend = new LocalBackend(localBackendConfig(config, hmacKey), { agent, metrics, logger: backendLogger(log) });
   // Resolve isolation and lock the state dir now, so a bad setup stops the server at boot.
   await backend.start();
   const posture = backend.posture;
@@ -84,9 +84,7 @@ async function createLocal(
 }
 
 /** What the local backend is given from the one validated config (exported for its spec). */
-export function localBackendOptions(
-  config: ServerConfig, hmacKey: Buffer, agent: AgentClient, metrics: SessionMetrics, log: Logger,
-): LocalBackendOptions {
+export function localBackendConfig(config: ServerConfig, hmacKey: Buffer): LocalBackendConfig {
   return {
     stateDir: config.local.sandboxDir,
     hmacKey,
@@ -107,9 +105,6 @@ export function localBackendOptions(
     readyTimeoutMs: config.readyTimeoutMs,
     // --local-ro-bind may never expose the server's secrets (the sandbox view holds neither file otherwise).
     secretPaths: [config.hmacKey.path, config.http.authTokenFile].filter((path): path is string => path !== undefined),
-    agent,
-    metrics,
-    logger: backendLogger(log),
   };
 }
 

@@ -6,6 +6,7 @@ import { FakeClock, StrictLocalAgent } from '../../test/fakes.js';
 import { FakeHostFs, FakeLauncher, FakeRunner, FakeWorkspaces } from '../../test/local-fakes.js';
 import { UnixSocketEndpoints } from './agent-endpoint.js';
 import { LocalBackend } from './local-backend.js';
+import { splitLocalOptions } from '../../test/split-local-options.js';
 import type { LocalBackendOptions } from './local-backend.options.js';
 
 const never = () => new AbortController().signal;
@@ -16,14 +17,14 @@ function make(overrides: Partial<LocalBackendOptions> = {}) {
   dir = mkdtempSync(join(tmpdir(), 'net-none-'));
   const launcher = new FakeLauncher();
   const runner = new FakeRunner();
-  backend = new LocalBackend({
+  backend = new LocalBackend(...splitLocalOptions({
     stateDir: '/state', hmacKey: Buffer.from('k'.repeat(32)), agentEntry: '/repo/dist/sandbox-agent/main.js', nodePath: '/usr/bin/node',
     isolation: 'auto', network: 'none', sandboxUser: 'server', hostEnv: {}, clock: new FakeClock(), launcher, commandRunner: runner,
     agent: new StrictLocalAgent().on('health', async () => ({ status: 'ok', assigned: true, busy: false })),
     workspaces: new FakeWorkspaces(), hostFs: new FakeHostFs(), endpoints: new UnixSocketEndpoints(join(dir, 'sockets')),
     maxProcesses: 'off', maxMemoryBytes: 'off', maxDiskBytes: 'off', maxOutputBytes: 'off',
     ...overrides,
-  });
+  }));
   return { backend, launcher, runner };
 }
 

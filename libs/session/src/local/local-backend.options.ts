@@ -2,7 +2,7 @@ import type { AgentClient } from '@cli-mcp/agent-client';
 import type { Clock } from '@cli-mcp/common';
 import type { DiskUsage } from './bounds/disk-usage.js';
 import type { ProcessTable } from './bounds/memory-monitor.js';
-import { validateBounds, type BoundSetting } from './bounds/sandbox-bounds.js';
+import type { BoundSetting } from './bounds/sandbox-bounds.js';
 import type { AgentEndpoints } from './agent-endpoint.js';
 import type { SandboxUser } from './bwrap-command.js';
 import type { CgroupFs } from './cgroup-limits.js';
@@ -33,26 +33,21 @@ export interface LocalBackendLogger {
 /** The agent calls the local backend makes itself (claiming warm agents, liveness probes). */
 export type LocalAgentPort = Pick<AgentClient, 'assign' | 'health' | 'output'>;
 
-export interface LocalBackendOptions {
+/**
+ * The local backend's configuration: values the server validated once, from its flags (C-CFG-1, issue 19
+ * item 4). Nothing here is checked again.
+ */
+export interface LocalBackendConfig {
   /** Root of the backend's state: `<stateDir>/sessions/<id>/workspace`, `<stateDir>/warm/…`. Made 0700. */
   stateDir: string;
   /** HMAC key: each agent's token is HMAC(key, session id) (C-AUTH-1). */
   hmacKey: Buffer;
-  /** Built agent entry; default the bundle `dist/sandbox-agent/main.js` next to this compiled lib. */
-  agentEntry?: string;
-  /** Node binary that runs the agent; default `process.execPath`. */
-  nodePath?: string;
   /** `--local-isolation`; default `auto`. */
   isolation?: LocalIsolation;
   /** `--local-network`; default `auto`. */
   network?: LocalNetwork;
   /** `--local-ro-bind`: extra host paths sandboxes see read-only (never the state dir or a key file). */
   readOnlyBinds?: string[];
-  /**
-   * Who sandbox commands run as under bubblewrap: default the server's user, or 65534 (nobody) when the server
-   * runs as root (docs/local-backend.md "Sandbox user").
-   */
-  sandboxUser?: SandboxUser | 'server';
   /**
    * Bounds of every sandbox (bounds/, docs/local-backend.md "Bounds"): `--local-max-processes`,
    * `--local-max-memory`, `--local-max-disk`, `--local-max-output`. Unset: the default; `'off'`: no bound.
@@ -61,22 +56,9 @@ export interface LocalBackendOptions {
   maxMemoryBytes?: BoundSetting;
   maxDiskBytes?: BoundSetting;
   maxOutputBytes?: BoundSetting;
-  /** How often each live workspace is measured against `maxDiskBytes`; default 2 s. */
-  diskCheckIntervalMs?: number;
-  /** Measures a workspace; default a `du`-like walk (bounds/disk-usage.ts). A port for tests. */
-  diskUsage?: DiskUsage;
-  /** The host's processes for the memory monitor of bounds layer 3; default `/proc`. A port for tests. */
-  processTable?: ProcessTable;
-  /** The host's RAM, which sizes the default memory bound; default `os.totalmem()`. A port for tests. */
-  hostMemoryBytes?: number;
-  /** Paths of `systemd-run` and util-linux `prlimit` (bounds layers 1 and 3); default from PATH. */
-  systemdRunPath?: string;
-  prlimitPath?: string;
   /** The server's `--default-timeout` / `--max-timeout` in seconds, delivered to every agent (C-AG-14). */
   defaultTimeoutSeconds?: number;
   maxTimeoutSeconds?: number;
-  /** How agents listen; default from `network` (agent-endpoint.ts). A port for tests. */
-  endpoints?: AgentEndpoints;
   /**
    * `--local-reset-state`: delete the workspaces an earlier server left instead of adopting them. Default false:
    * a restart keeps every session's files (issue 22).
@@ -90,14 +72,42 @@ export interface LocalBackendOptions {
   warmPoolSize?: number;
   /** Bound on spawn → ready; default 30 s. */
   readyTimeoutMs?: number;
-  /** SIGTERM → SIGKILL grace when stopping an agent; default 5 s. */
-  stopGraceMs?: number;
   /** Secret files (the HMAC key, the auth token file): `--local-ro-bind` may not expose them. */
   secretPaths?: string[];
-  /** Host environment to take the allow-listed locale variables from; default `process.env`. */
-  hostEnv?: Record<string, string | undefined>;
   /** Extra variables for every sandbox (e.g. a PATH with more tools). `SANDBOX_*` and `HOME` cannot be set. */
   extraEnv?: Record<string, string>;
+}
+
+/**
+ * What the local backend runs on besides its configuration: ports, tools' paths and other seams, each with a
+ * production default. Tests replace them; the server passes only the agent client, metrics and logger.
+ */
+export interface LocalBackendDeps {  /** Built agent entry; default the bundle `dist/sandbox-agent/main.js` next to this compiled lib. */
+  agentEntry?: string;
+  /** Node binary that runs the agent; default `process.execPath`. */
+  nodePath?: string;
+  /**
+   * Who sandbox commands run as under bubblewrap: default the server's user, or 65534 (nobody) when the server
+   * runs as root (docs/local-backend.md "Sandbox user").
+   */
+  sandboxUser?: SandboxUser | 'server';
+  /** How often each live workspace is measured against `maxDiskBytes`; default 2 s. */
+  diskCheckIntervalMs?: number;
+  /** Measures a workspace; default a `du`-like walk (bounds/disk-usage.ts). A port for tests. */
+  diskUsage?: DiskUsage;
+  /** The host's processes for the memory monitor of bounds layer 3; default `/proc`. A port for tests. */
+  processTable?: ProcessTable;
+  /** The host's RAM, which sizes the default memory bound; default `os.totalmem()`. A port for tests. */
+  hostMemoryBytes?: number;
+  /** Paths of `systemd-run` and util-linux `prlimit` (bounds layers 1 and 3); default from PATH. */
+  systemdRunPath?: string;
+  prlimitPath?: string;
+  /** How agents listen; default from `network` (agent-endpoint.ts). A port for tests. */
+  endpoints?: AgentEndpoints;
+  /** SIGTERM → SIGKILL grace when stopping an agent; default 5 s. */
+  stopGraceMs?: number;
+  /** Host environment to take the allow-listed locale variables from; default `process.env`. */
+  hostEnv?: Record<string, string | undefined>;
   /** Path of bwrap; default `bwrap` from PATH. */
   bwrapPath?: string;
   /** Path of slirp4netns; default `slirp4netns` from PATH. */
@@ -128,6 +138,9 @@ export interface LocalBackendOptions {
   workspaces?: WorkspaceStore;
 }
 
+/** Both, as the backend's parts read them. */
+export type LocalBackendOptions = LocalBackendConfig & LocalBackendDeps;
+
 export const LOCAL_DEFAULTS = {
   idleTimeoutMs: 30 * 60_000,
   maxSessions: 32,
@@ -140,32 +153,3 @@ export const LOCAL_DEFAULTS = {
   /** How long a successful `bash -c true` / bwrap health probe is reused (C-HTTP-2). */
   healthCacheMs: 10_000,
 } as const;
-
-/** Problems that make the options unusable, each naming the flag; empty when fine. */
-export function validateLocalOptions(options: LocalBackendOptions): string[] {
-  const problems: string[] = [];
-  if (!options.stateDir) problems.push('--state-dir is required for the local backend');
-  if (!options.hmacKey || options.hmacKey.length === 0) problems.push('the HMAC key must not be empty');
-  if (options.isolation !== undefined && !['auto', 'bwrap', 'none'].includes(options.isolation)) {
-    problems.push(`--local-isolation must be auto, bwrap or none (got ${JSON.stringify(options.isolation)})`);
-  }
-  if ((options.network === 'none' || options.network === 'isolated') && options.isolation === 'none') {
-    problems.push(`--local-network=${options.network} needs bubblewrap: use --local-isolation=auto or bwrap, or --local-network=host`);
-  } else if (options.network !== undefined && !['auto', 'isolated', 'host', 'none'].includes(options.network)) {
-    problems.push(`--local-network must be auto, isolated, host or none (got ${JSON.stringify(options.network)})`);
-  }
-  const positive = (value: number | undefined, flag: string, allowZero = false): void => {
-    if (value === undefined) return;
-    if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) problems.push(`${flag} must be ${allowZero ? 'a non-negative' : 'a positive'} integer (got ${value})`);
-  };
-  positive(options.maxSessions, '--max-sessions');
-  positive(options.warmPoolSize, '--warm-pool-size', true);
-  positive(options.idleTimeoutMs, '--idle-timeout');
-  positive(options.readyTimeoutMs, '--ready-timeout');
-  positive(options.stopGraceMs, 'stop grace', true);
-  positive(options.defaultTimeoutSeconds, '--default-timeout');
-  problems.push(...validateBounds(options));
-  positive(options.diskCheckIntervalMs, 'disk check interval');
-  positive(options.maxTimeoutSeconds, '--max-timeout');
-  return problems;
-}

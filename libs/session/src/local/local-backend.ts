@@ -11,7 +11,7 @@ import { IdleReaper } from './idle-reaper.js';
 import type { SandboxPosture } from './isolation.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import {
-  LOCAL_DEFAULTS, validateLocalOptions, type LocalAgentPort, type LocalBackendLogger, type LocalBackendOptions,
+  LOCAL_DEFAULTS, type LocalAgentPort, type LocalBackendConfig, type LocalBackendDeps, type LocalBackendLogger, type LocalBackendOptions,
 } from './local-backend.options.js';
 import { LocalHealth, postureDetails } from './local-health.js';
 import { LocalSessions } from './local-sessions.js';
@@ -47,11 +47,12 @@ export class LocalBackend implements SandboxBackend {
   private prepared = false;
   private stopping?: Promise<void>;
 
-  constructor(private readonly options: LocalBackendOptions) {
-    const problems = validateLocalOptions(options);
-    if (problems.length > 0) {
-      throw new SessionError(SessionErrorCode.SandboxUnavailable, `invalid local backend configuration: ${problems.join('; ')}`);
-    }
+  private readonly options: LocalBackendOptions;
+
+  /** `config` is the server's validated configuration; `deps` the ports and seams (production defaults). */
+  constructor(config: LocalBackendConfig, deps: LocalBackendDeps = {}) {
+    const options: LocalBackendOptions = { ...config, ...deps };
+    this.options = options;
     this.agentEntry = resolve(options.agentEntry ?? defaultAgentEntry());
     this.clock = options.clock ?? systemClock;
     this.agent = options.agent ?? new AgentClient();

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentClient } from '@cli-mcp/agent-client';
+import { splitLocalOptions } from '../../../../libs/session/test/split-local-options.js';
 import { LocalBackend, SessionManager, SessionMetrics, type LocalBackendOptions, type SessionEndReason } from '@cli-mcp/session';
 import { Registry } from 'prom-client';
 import { AGENT_ENTRY } from './environment.js';
@@ -29,7 +30,7 @@ export async function createSessionStack(isolation: 'none' | 'bwrap', options: P
   const metrics = new SessionMetrics(registry);
   const waiters = new Map<string, Array<() => void>>();
   const seen = new Set<string>();
-  const backend = new LocalBackend({
+  const backend = new LocalBackend(...splitLocalOptions({
     stateDir, hmacKey: HMAC_KEY, agentEntry: AGENT_ENTRY, isolation, stopGraceMs: 3_000, readyTimeoutMs: 25_000, metrics,
     ...options,
     onSessionEnded: (sessionId, reason) => {
@@ -38,7 +39,7 @@ export async function createSessionStack(isolation: 'none' | 'bwrap', options: P
       for (const wake of waiters.get(key) ?? []) wake();
       waiters.delete(key);
     },
-  });
+  }));
   const agent = new AgentClient();
   const manager = new SessionManager({ backend, agent, metrics });
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultMemoryBytes, formatBytes, resolveBounds, tmpfsSizes, validateBounds } from './sandbox-bounds.js';
+import { defaultMemoryBytes, formatBytes, resolveBounds, tmpfsSizes } from './sandbox-bounds.js';
 
 const GIB = 2 ** 30;
 
@@ -13,14 +13,6 @@ describe(resolveBounds.name, () => {
   it('takes explicit values, and off removes a bound', () => {
     expect(resolveBounds({ maxProcesses: 64, maxMemoryBytes: 'off', maxDiskBytes: 'off', maxOutputBytes: 2 ** 20 }, 8 * GIB))
       .toEqual({ tasks: 64, memoryBytes: undefined, diskBytes: undefined, outputBytes: 2 ** 20 });
-  });
-
-  it('names the flag of a value too small for the agent itself', () => {
-    expect(validateBounds({ maxProcesses: 8, maxMemoryBytes: 2 ** 20, maxDiskBytes: 1.5, maxOutputBytes: 'off' })).toEqual([
-      '--local-max-processes must be off or at least 32, the agent\'s own tasks included (got 8)',
-      '--local-max-memory must be off or at least 128Mi, the agent\'s own memory included (got 1048576)',
-      '--local-max-disk must be off or at least 16Mi, the agent\'s own files included (got 1.5)',
-    ]);
   });
 
   it('formats sizes the way the flags take them', () => {

@@ -58,20 +58,6 @@ export function resolveBounds(settings: BoundSettings, hostMemoryBytes?: number)
   };
 }
 
-/** Problems with explicit values, each naming its flag; empty when fine. */
-export function validateBounds(settings: BoundSettings): string[] {
-  const problems: string[] = [];
-  const check = (value: BoundSetting | undefined, flag: string, minimum: number, unit: string, why: string): void => {
-    if (value === undefined || value === 'off') return;
-    if (!Number.isInteger(value) || value < minimum) problems.push(`${flag} must be off or at least ${unit}, ${why} (got ${value})`);
-  };
-  check(settings.maxProcesses, '--local-max-processes', BOUND_MINIMUMS.tasks, '32', 'the agent\'s own tasks included');
-  check(settings.maxMemoryBytes, '--local-max-memory', BOUND_MINIMUMS.memoryBytes, '128Mi', 'the agent\'s own memory included');
-  check(settings.maxDiskBytes, '--local-max-disk', BOUND_MINIMUMS.diskBytes, '16Mi', 'the agent\'s own files included');
-  check(settings.maxOutputBytes, '--local-max-output', BOUND_MINIMUMS.outputBytes, '1Mi', 'one saved output at least');
-  return problems;
-}
-
 /**
  * The private tmpfs directories' sizes under a memory bound: `/tmp` half of it, `/var/tmp` a quarter, `/run` a
  * sixteenth up to 64Mi (sockets and pid files). tmpfs pages are host RAM that no process owns, so they are sized
