@@ -8,6 +8,7 @@ const lib = (name: string): string => fileURLToPath(new URL(`./libs/${name}/src/
 const alias = {
   '@cli-mcp/auth': lib('auth'),
   '@cli-mcp/agent-client': lib('agent-client'),
+  '@cli-mcp/egress': lib('egress'),
   '@cli-mcp/podspec': lib('podspec'),
   // Each `/client-node` entry before its lib, which would otherwise match it as a prefix.
   '@cli-mcp/session/client-node': fileURLToPath(new URL('./libs/session/src/client-node.ts', import.meta.url)),

@@ -1,0 +1,12 @@
+export * from './address-policy.js';
+export * from './audit.js';
+export * from './authority.js';
+export * from './errors.js';
+export * from './gateway.js';
+export * from './kube-path.js';
+export * from './leaf-cache.js';
+export * from './metrics.js';
+export type { ConnectionContext } from './record.js';
+export * from './resolver.js';
+export * from './routes.js';
+export * from './runtime-ca.js';

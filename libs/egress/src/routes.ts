@@ -1,0 +1,64 @@
+import { parseAuthority, type Authority } from './authority.js';
+import { EgressError } from './errors.js';
+
+/** What the gateway puts into requests on a Kubernetes route: the kubeconfig user's token or client certificate. */
+export type KubeCredential = { readonly token: string } | { readonly cert: string; readonly key: string };
+
+/** An allow-listed `host:port` (`--egress-allow`, `spec.proxy.targets[].domains`). */
+export interface AllowRoute {
+  readonly kind: 'allow';
+  readonly authority: string;
+  /** Plain `http://` (absolute-form, or plaintext inside a CONNECT) is refused unless set (C-EGR-4). */
+  readonly plainHttp?: boolean;
+  /** PEM roots for the upstream; the system roots when absent. */
+  readonly ca?: string;
+}
+
+/** A cluster of a kubeconfig (`--egress-kubeconfig`): private addresses allowed, TLS only, credential injected. */
+export interface KubeRoute {
+  readonly kind: 'kubernetes';
+  readonly authority: string;
+  /** The kubeconfig's `certificate-authority-data` as PEM: the only roots trusted upstream (C-EGR-5). */
+  readonly ca: string;
+  readonly credential: KubeCredential;
+}
+
+export type RouteSpec = AllowRoute | KubeRoute;
+export type Route = RouteSpec & { readonly target: Authority };
+/** The bounded `route` label of metrics and audit: the kind, never a host name. */
+export type RouteLabel = 'allow' | 'kubernetes' | 'none';
+
+/**
+ * The exact `host:port` table (C-EGR-2): no wildcards, no suffixes. Entries are canonicalised with the same
+ * parser as requests, so `API.example.com.:443` in a flag and `api.example.com:443` in a CONNECT are one key.
+ * Holders of the object (the local backend, apps/egress-gateway) build it from flags or a ConfigMap.
+ */
+export class Routes {
+  private readonly byKey = new Map<string, Route>();
+
+  constructor(specs: readonly RouteSpec[]) {
+    for (const spec of specs) {
+      if (spec.authority.includes('*')) throw new EgressError('bad_authority', `route ${spec.authority}: wildcards are not supported; list each HOST:PORT`);
+      const target = parseAuthority(spec.authority);
+      const existing = this.byKey.get(target.key);
+      if (existing && existing.kind !== spec.kind) throw new EgressError('bad_authority', `route ${target.key} is listed both as ${existing.kind} and ${spec.kind}`);
+      if (existing?.kind === 'kubernetes') throw new EgressError('bad_authority', `route ${target.key} comes from two kubeconfig clusters`);
+      this.byKey.set(target.key, { ...spec, target });
+    }
+  }
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  /** The route of a canonical authority, or a 403 naming the flag and field that would allow it. */
+  match(target: Authority): Route {
+    const route = this.byKey.get(target.key);
+    if (route) return route;
+    throw new EgressError('not_allowed', `${target.key} is not an allowed egress route`, {
+      host: target.key,
+      flag: `--egress-allow ${target.key}`,
+      field: 'spec.proxy.targets[].domains',
+    });
+  }
+}
