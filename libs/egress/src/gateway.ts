@@ -5,6 +5,7 @@ import type { AuditSink } from './audit.js';
 import { handleConnect, type Tunnel } from './connect.js';
 import { EgressError } from './errors.js';
 import { forward } from './forward.js';
+import { HeadDeadlines } from './head-deadline.js';
 import { LeafCache, type LeafCacheOptions } from './leaf-cache.js';
 import { noMetrics, type EgressMetrics } from './metrics.js';
 import { plainTarget } from './plain.js';
@@ -54,6 +55,7 @@ export class EgressGateway {
   private readonly sessions = new Sessions();
   private readonly contexts = new WeakMap<Duplex, ConnectionContext>();
   private readonly tunnels = new WeakMap<Duplex, Tunnel>();
+  private readonly deadlines = new HeadDeadlines();
   private readonly outer: Server;
   private readonly inner: Server;
 
@@ -76,6 +78,7 @@ export class EgressGateway {
     }
     this.sessions.track(context.sessionId, socket);
     this.contexts.set(socket, context);
+    this.deadlines.arm(socket, this.limits.headersTimeoutMs, true);
     this.outer.emit('connection', socket);
   }
 
@@ -104,14 +107,22 @@ export class EgressGateway {
 
   private httpServer(onRequest: (req: IncomingMessage, res: ServerResponse) => void): Server {
     const { maxHeaderBytes, headersTimeoutMs, idleMs } = this.limits;
+    // headersTimeout/requestTimeout are enforced only on listening servers; HeadDeadlines does it here.
     const server = createServer({
       maxHeaderSize: maxHeaderBytes,
       headersTimeout: headersTimeoutMs,
       requestTimeout: 0,
       keepAliveTimeout: idleMs,
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, headersTimeoutMs / 4)),
-    }, onRequest);
-    server.on('upgrade', (req: IncomingMessage, socket: Socket) => this.refuseUpgrade(req, socket, this.contextOf(req.socket), 'upgrade_refused'));
+    }, (req, res) => {
+      // A complete head: no deadline while the request and its response (a watch may last hours) are under way.
+      this.deadlines.disarm(req.socket);
+      res.once('finish', () => this.deadlines.arm(req.socket, idleMs, false));
+      onRequest(req, res);
+    });
+    server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
+      this.deadlines.disarm(socket);
+      this.refuseUpgrade(req, socket, this.contextOf(req.socket), 'upgrade_refused');
+    });
     server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => this.onClientError(error, socket));
     return server;
   }
@@ -121,6 +132,7 @@ export class EgressGateway {
   }
 
   private async onConnect(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+    this.deadlines.disarm(socket);
     const context = this.contexts.get(socket);
     if (!context) return void socket.destroy();
     await handleConnect({
@@ -128,6 +140,7 @@ export class EgressGateway {
       handshakeTimeoutMs: this.limits.handshakeTimeoutMs, isRevoked: (id) => this.sessions.isRevoked(id),
       open: (stream, tunnel) => {
         this.tunnels.set(stream, tunnel);
+        this.deadlines.arm(stream, this.limits.headersTimeoutMs, true);
         this.inner.emit('connection', stream);
       },
     }, req, socket, head, context);

@@ -1,0 +1,88 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTunnel, rawToGateway, tlsInTunnel } from '../test/client.js';
+import { startGateway, type TestGateway } from '../test/gateway-fixture.js';
+import { RuntimeCa, startHttpsUpstream, type Upstream } from '../test/upstream-fixture.js';
+import { EGRESS_METRIC_NAMES } from './metrics.js';
+
+// Limits (slow headers, header size, idle tunnels), session revocation (C-EGR-6) and the metrics (C-EGR-7).
+const PUBLIC = '93.184.215.14';
+let upstream: Upstream;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  const upstreamCa = await RuntimeCa.generate('upstream test CA');
+  upstream = await startHttpsUpstream(upstreamCa, ['api.example.test']);
+  gw = await startGateway({
+    routes: [{ kind: 'allow', authority: 'api.example.test:443', ca: upstreamCa.certPem }],
+    names: { 'api.example.test': [PUBLIC] },
+    dial: { [`${PUBLIC}:443`]: upstream.port },
+    limits: { headersTimeoutMs: 300, maxHeaderBytes: 4096, idleMs: 400 },
+  });
+});
+
+afterAll(async () => {
+  await gw.close();
+  await upstream.close();
+});
+
+describe('limits', () => {
+  it('answers 408 and closes a connection whose request head never completes', async () => {
+    const socket = connect({ host: '127.0.0.1', port: gw.port });
+    const started = Date.now();
+    const reply = await new Promise<string>((resolve) => {
+      let data = '';
+      socket.on('data', (chunk) => (data += chunk));
+      socket.once('close', () => resolve(data));
+      socket.write('CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n');
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 408/);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('answers 431 to a request head over the limit', async () => {
+    const response = await rawToGateway(gw.port, `CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\nX-Pad: ${'a'.repeat(8192)}\r\n\r\n`);
+    expect(response.status).toBe(431);
+  });
+
+  it('closes a tunnel left idle with no request in flight', async () => {
+    const { socket } = await openTunnel(gw.port, 'api.example.test:443');
+    const tls = await tlsInTunnel(socket, 'api.example.test', gw.ca.certPem);
+    const started = Date.now();
+    await new Promise<void>((resolve) => {
+      tls.on('data', () => undefined);
+      tls.once('close', () => resolve());
+      tls.write('GET /one HTTP/1.1\r\nHost: api.example.test\r\n\r\n');
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+  });
+});
+
+describe('session revocation', () => {
+  it('closes an open tunnel at once and refuses the session afterwards', async () => {
+    const other = await startGateway({ routes: [{ kind: 'allow', authority: 'api.example.test:443' }], names: { 'api.example.test': [PUBLIC] }, sessionId: 'gone' });
+    try {
+      const { socket } = await openTunnel(other.port, 'api.example.test:443');
+      const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
+      const revokedAt = Date.now();
+      other.gateway.revoke('gone');
+      expect((await closed) - revokedAt).toBeLessThan(1000);
+      const again = await rawToGateway(other.port, 'CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n');
+      expect(again.status).toBe(403);
+      expect(JSON.parse(again.body).error).toBe('session_revoked');
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('metrics and audit', () => {
+  it('counts decisions by decision and route kind only, and never records a query', async () => {
+    await openTunnel(gw.port, 'denied.example.test:443').then(({ socket }) => socket.destroy());
+    const text = await gw.registry.metrics();
+    expect(text).toMatch(new RegExp(`${EGRESS_METRIC_NAMES.requests}\\{decision="deny",route="none"\\} \\d+`));
+    expect(text).toContain(`${EGRESS_METRIC_NAMES.seconds}_bucket`);
+    expect(text).not.toContain('denied.example.test');
+    expect(gw.audit.every((record) => !record.path.includes('?'))).toBe(true);
+  });
+});

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { parseAuthority } from './authority.js';
+import { Routes } from './routes.js';
+
+// C-EGR-2: exact host:port, canonicalised like requests.
+describe('Routes', () => {
+  it('matches the canonical key only: no other port, no suffix', () => {
+    const routes = new Routes([{ kind: 'allow', authority: 'API.example.com.:443' }]);
+    expect(routes.match(parseAuthority('api.example.com:443')).kind).toBe('allow');
+    for (const miss of ['api.example.com:8443', 'x.api.example.com:443', 'example.com:443']) {
+      expect(() => routes.match(parseAuthority(miss))).toThrow(expect.objectContaining({ code: 'not_allowed', details: expect.objectContaining({ flag: `--egress-allow ${miss}` }) }));
+    }
+  });
+
+  it('refuses wildcards and one host:port listed twice as different kinds', () => {
+    expect(() => new Routes([{ kind: 'allow', authority: '*.example.com:443' }])).toThrow(/wildcards/);
+    expect(() => new Routes([{ kind: 'allow', authority: 'a.test:443' }, { kind: 'kubernetes', authority: 'A.test:443', ca: '', credential: { token: 't' } }])).toThrow(/both/);
+  });
+});
