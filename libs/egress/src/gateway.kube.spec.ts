@@ -9,6 +9,7 @@ const API = 'kube.example.test:6443';
 const TOKEN = 'investigation-token';
 let apiCa: RuntimeCa;
 let api: Upstream;
+let certApi: Upstream;
 let gw: TestGateway;
 
 const get = (path: string, headers = ''): Promise<{ status: number; body: string }> =>
@@ -18,19 +19,24 @@ beforeAll(async () => {
   apiCa = await RuntimeCa.generate('fake API server CA');
   const otherCa = await RuntimeCa.generate('some other CA');
   api = await startHttpsUpstream(apiCa, ['kube.example.test']);
+  const clientCa = await RuntimeCa.generate('client CA');
+  const user = await clientCa.mintLeaf('investigation-user', false, 3_600_000, 'client');
+  certApi = await startHttpsUpstream(apiCa, ['cert.example.test'], { clientCa: clientCa.certPem });
   gw = await startGateway({
     routes: [
       { kind: 'kubernetes', authority: API, ca: apiCa.certPem, credential: { token: TOKEN } },
       { kind: 'kubernetes', authority: 'pinned.example.test:6443', ca: otherCa.certPem, credential: { token: TOKEN } },
+      { kind: 'kubernetes', authority: 'cert.example.test:6443', ca: apiCa.certPem, credential: { cert: user.cert, key: user.key } },
     ],
-    names: { 'kube.example.test': ['10.0.0.5'], 'pinned.example.test': ['10.0.0.6'] },
-    dial: { '10.0.0.5:6443': api.port, '10.0.0.6:6443': api.port },
+    names: { 'kube.example.test': ['10.0.0.5'], 'pinned.example.test': ['10.0.0.6'], 'cert.example.test': ['10.0.0.7'] },
+    dial: { '10.0.0.5:6443': api.port, '10.0.0.6:6443': api.port, '10.0.0.7:6443': certApi.port },
   });
 });
 
 afterAll(async () => {
   await gw.close();
   await api.close();
+  await certApi.close();
 });
 
 describe('a Kubernetes route', () => {
@@ -40,6 +46,14 @@ describe('a Kubernetes route', () => {
     expect(JSON.parse(response.body).authorization).toBe(`Bearer ${TOKEN}`);
     expect(api.seen.at(-1)!.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect(gw.audit.at(-1)).toMatchObject({ route: 'kubernetes', credentialInjected: true, decision: 'allow', path: '/api/v1/namespaces/default/pods' });
+  });
+
+  it('presents the route client certificate and strips a stolen Authorization on a certificate route', async () => {
+    const response = await requestThroughTunnel(gw.port, 'cert.example.test:6443', 'cert.example.test', gw.ca.certPem, 'GET /api/v1/namespaces HTTP/1.1\r\nHost: cert.example.test\r\nAuthorization: Bearer STOLEN\r\nConnection: close\r\n\r\n');
+    expect(response.status).toBe(200);
+    expect(certApi.seen.at(-1)).toMatchObject({ clientCertSubject: 'investigation-user' });
+    expect(certApi.seen.at(-1)!.headers.authorization).toBeUndefined();
+    expect(gw.audit.at(-1)).toMatchObject({ credentialInjected: true });
   });
 
   it('strips impersonation, front-proxy, cookie, API key, forwarding and proxy headers', async () => {

@@ -79,8 +79,11 @@ export class RuntimeCa {
     return new RuntimeCa(cert, signingKey, EC);
   }
 
-  /** Mints a leaf for one host (a DNS name or an IP literal): serverAuth, SAN, AKI/SKI, `validMs` long. */
-  async mintLeaf(host: string, ip: boolean, validMs: number): Promise<PemPair> {
+  /**
+   * Mints a leaf for one host (a DNS name or an IP literal): SAN, AKI/SKI, `validMs` long; serverAuth, or clientAuth
+   * for a client certificate (a kubeconfig user's, in tests and the fake API server).
+   */
+  async mintLeaf(host: string, ip: boolean, validMs: number, usage: 'server' | 'client' = 'server'): Promise<PemPair> {
     const keys = (await crypto.subtle.generateKey(this.keyAlgorithm, true, ['sign', 'verify'])) as CryptoKeyPair;
     const now = Date.now();
     const notAfter = now + validMs;
@@ -96,7 +99,7 @@ export class RuntimeCa {
       extensions: [
         new x509.BasicConstraintsExtension(false, undefined, true),
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+        new x509.ExtendedKeyUsageExtension([usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),
         new x509.SubjectAlternativeNameExtension([{ type: ip ? 'ip' : 'dns', value: host }]),
         await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
         // AKI: Python ≥ 3.13's VERIFY_X509_STRICT refuses a leaf without it.
