@@ -28,6 +28,7 @@ function bad(input: string, why: string): EgressError {
  */
 export function parseAuthority(input: string, defaultPort?: number): Authority {
   if (input.length === 0 || input.length > 300) throw bad(input, 'empty or too long');
+  // eslint-disable-next-line no-control-regex
   if (/[@%\s\\/?#\u0000-\u001f\u007f]/.test(input)) throw bad(input, 'userinfo, zone ids, paths and control characters are not allowed');
   let hostPart: string;
   let portPart: string | undefined;
