@@ -14,6 +14,7 @@ const suites = [
   ['eras', './eras.bench.mjs', 'runErasBench'],
   ['controller', './controller.bench.mjs', 'runControllerBench'],
   ['peer', './peer.bench.mjs', 'runPeerBench'],
+  ['egress', './egress.bench.mjs', 'runEgressBench'],
 ];
 const only = process.argv.slice(2);
 console.log(`Machine: ${describeMachine()}`);

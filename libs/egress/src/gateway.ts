@@ -76,6 +76,7 @@ export class EgressGateway {
       refuseSocket(socket, new EgressError('session_revoked', 'this session has ended; its egress is closed'));
       return;
     }
+    socket.setNoDelay(true);
     this.sessions.track(context.sessionId, socket);
     this.contexts.set(socket, context);
     this.deadlines.arm(socket, this.limits.headersTimeoutMs, true);

@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
  */
 export class HeadDeadlines {
   private readonly timers = new WeakMap<Duplex, NodeJS.Timeout>();
+  private readonly watched = new WeakSet<Duplex>();
 
   /** On expiry: `408` when a head was awaited for the first time (`reply`), a silent close for an idle connection. */
   arm(socket: Duplex, ms: number, reply: boolean): void {
@@ -18,7 +19,10 @@ export class HeadDeadlines {
     }, ms);
     timer.unref();
     this.timers.set(socket, timer);
-    socket.once('close', () => this.disarm(socket));
+    if (!this.watched.has(socket)) {
+      this.watched.add(socket);
+      socket.once('close', () => this.disarm(socket));
+    }
   }
 
   disarm(socket: Duplex): void {

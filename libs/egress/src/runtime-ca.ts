@@ -20,6 +20,13 @@ export interface PemPair {
   readonly notAfter: number;
 }
 
+interface LeafKey {
+  readonly keys: CryptoKeyPair;
+  readonly pem: string;
+  readonly ski: x509.SubjectKeyIdentifierExtension;
+  readonly aki: x509.AuthorityKeyIdentifierExtension;
+}
+
 function serial(): string {
   // A positive 16-byte serial: the top bit cleared so DER does not read it as negative.
   const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -36,6 +43,8 @@ function keyPem(key: CryptoKey): string {
  * (apps/egress-gateway). It signs one short-lived leaf per CONNECT host; sandboxes trust only this CA.
  */
 export class RuntimeCa {
+  private leafKey?: Promise<LeafKey>;
+
   private constructor(
     readonly cert: x509.X509Certificate,
     private readonly signingKey: CryptoKey,
@@ -84,7 +93,7 @@ export class RuntimeCa {
    * for a client certificate (a kubeconfig user's, in tests and the fake API server).
    */
   async mintLeaf(host: string, ip: boolean, validMs: number, usage: 'server' | 'client' = 'server'): Promise<PemPair> {
-    const keys = (await crypto.subtle.generateKey(this.keyAlgorithm, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const { keys, pem, ski, aki } = await (this.leafKey ??= this.makeLeafKey());
     const now = Date.now();
     const notAfter = now + validMs;
     const cert = await x509.X509CertificateGenerator.create({
@@ -101,11 +110,26 @@ export class RuntimeCa {
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
         new x509.ExtendedKeyUsageExtension([usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),
         new x509.SubjectAlternativeNameExtension([{ type: ip ? 'ip' : 'dns', value: host }]),
-        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-        // AKI: Python ≥ 3.13's VERIFY_X509_STRICT refuses a leaf without it.
-        await x509.AuthorityKeyIdentifierExtension.create(await this.cert.publicKey.export(EC, ['verify'])),
+        ski,
+        aki,
       ],
     });
-    return { cert: `${cert.toString('pem')}\n${this.certPem}\n`, key: keyPem(keys.privateKey), notAfter };
+    return { cert: `${cert.toString('pem')}\n${this.certPem}\n`, key: pem, notAfter };
+  }
+
+  /**
+   * One key pair for every leaf of this CA (the trick mockttp uses): a mint is then one signature, not a key
+   * generation (goal ≤ 5 ms cold). The key never leaves the gateway and only this CA's leaves carry it, which
+   * only sandboxes of this gateway trust; a per-host key would protect nothing more.
+   */
+  private async makeLeafKey(): Promise<LeafKey> {
+    const keys = (await crypto.subtle.generateKey(this.keyAlgorithm, true, ['sign', 'verify'])) as CryptoKeyPair;
+    return {
+      keys,
+      pem: keyPem(keys.privateKey),
+      ski: await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+      // AKI: Python ≥ 3.13's VERIFY_X509_STRICT refuses a leaf without it.
+      aki: await x509.AuthorityKeyIdentifierExtension.create(await this.cert.publicKey.export(EC, ['verify'])),
+    };
   }
 }

@@ -49,7 +49,7 @@ export async function startGateway(options: {
       dialled.push(`${address}:${port}`);
       const local = options.dial?.[`${address}:${port}`];
       if (local === undefined) throw Object.assign(new Error(`test dialer: ${address}:${port} is not a test server`), { code: 'ECONNREFUSED' });
-      return connect({ host: '127.0.0.1', port: local });
+      return connect({ host: '127.0.0.1', port: local, noDelay: true });
     },
     audit: (record) => audit.push(record),
     metrics: new PromEgressMetrics(registry),

@@ -1,0 +1,191 @@
+// Egress gateway core (issue 20 item 6, C-EGR-8), against a direct connection in the same run: added latency per
+// request on warm tunnels with 10 concurrent clients, the first CONNECT to a new host over the upstream's own
+// handshake, leaf mint cold and warm, and the gateway's RSS (its own process) with 100 open tunnels. Loopback only:
+// the gateway resolves every name to a public test address that its dialer maps to the local upstream.
+import { fork } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createServer } from 'node:https';
+import { connect } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { connect as tlsConnect } from 'node:tls';
+import { buildEgress } from './lib/egress-build.mjs';
+import { atMostMs, quantityGoal } from './lib/goals.mjs';
+import { median, ms, percentile, printTable } from './lib/stats.mjs';
+
+const CLIENTS = 10;
+const REQUESTS = Number(process.env.BENCH_EGRESS_REQUESTS ?? 300);
+const WARMUP = 50;
+const NEW_HOSTS = 30;
+const TUNNELS = 100;
+
+/** An agent over one pre-opened socket: every request of a client reuses its warm connection. */
+class OneSocketAgent extends Agent {
+  constructor(socket) {
+    super({ keepAlive: true, maxSockets: 1 });
+    this.socket = socket;
+  }
+  createConnection() {
+    if (!this.socket) throw new Error('the warm connection was lost');
+    const socket = this.socket;
+    this.socket = undefined;
+    return socket;
+  }
+}
+
+function get(agent, host) {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = request({ agent, path: '/', headers: { host } }, (res) => {
+      res.resume();
+      res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`status ${res.statusCode}`))));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function tunnel(port, host, ca) {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, noDelay: true });
+    let head = '';
+    const onData = (chunk) => {
+      head += chunk.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      socket.off('data', onData);
+      if (!head.startsWith('HTTP/1.1 200')) return reject(new Error(head.split('\r\n')[0]));
+      const tls = tlsConnect({ socket, servername: host, ca });
+      tls.once('secureConnect', () => resolve(tls));
+      tls.once('error', reject);
+    };
+    socket.on('data', onData);
+    socket.once('error', reject);
+    socket.write(`CONNECT ${host}:443 HTTP/1.1\r\nHost: ${host}:443\r\n\r\n`);
+  });
+}
+
+function direct(port, host, ca) {
+  return new Promise((resolve, reject) => {
+    const tls = tlsConnect({ host: '127.0.0.1', port, servername: host, ca, noDelay: true });
+    tls.once('secureConnect', () => resolve(tls));
+    tls.once('error', reject);
+  });
+}
+
+async function warmLatencies(open) {
+  const agents = await Promise.all(Array.from({ length: CLIENTS }, () => open().then((socket) => new OneSocketAgent(socket))));
+  const all = [];
+  await Promise.all(agents.map(async (agent) => {
+    for (let i = 0; i < WARMUP; i += 1) await get(agent, 'warm.test');
+    for (let i = 0; i < REQUESTS; i += 1) all.push(await get(agent, 'warm.test'));
+  }));
+  for (const agent of agents) agent.destroy();
+  return all;
+}
+
+async function startUpstream(egress) {
+  const ca = await egress.RuntimeCa.generate('bench upstream CA');
+  const leaves = new egress.LeafCache(ca);
+  const server = createServer({ SNICallback: (name, cb) => leaves.context(name, false).then((c) => cb(null, c), cb) }, (req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 });
+    res.end('ok');
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { ca, leaves, server, port: server.address().port };
+}
+
+function startGatewayProcess(module, upstream, hosts) {
+  const child = fork(new URL('./lib/egress-gateway-process.mjs', import.meta.url), { stdio: 'inherit' });
+  const ask = (message) => new Promise((resolve) => {
+    child.once('message', resolve);
+    child.send(message);
+  });
+  return ask({ module, upstreamPort: upstream.port, upstreamCa: upstream.ca.certPem, hosts }).then((ready) => ({ ...ready, child, ask }));
+}
+
+export async function runEgressBench() {
+  const { dir, module } = await buildEgress();
+  const egress = await import(module);
+  const upstream = await startUpstream(egress);
+  const newHosts = Array.from({ length: NEW_HOSTS * 2 }, (_, i) => `new-${i}.test`);
+  const gw = await startGatewayProcess(module, upstream, ['warm.test', ...newHosts]);
+  const opened = [];
+  try {
+    for (const host of ['warm.test', ...newHosts]) await upstream.leaves.context(host, false);
+    // Warm latency, alternating direct and proxied rounds.
+    const directMs = [];
+    const proxiedMs = [];
+    for (let round = 0; round < 2; round += 1) {
+      directMs.push(...await warmLatencies(() => direct(upstream.port, 'warm.test', upstream.ca.certPem)));
+      proxiedMs.push(...await warmLatencies(() => tunnel(gw.port, 'warm.test', gw.caPem)));
+    }
+    // First request to a new host: CONNECT + leaf mint + client TLS + upstream TCP/TLS, against direct TCP/TLS.
+    const firstProxied = [];
+    const firstDirect = [];
+    for (let i = 0; i < NEW_HOSTS; i += 1) {
+      const host = newHosts[i];
+      let started = performance.now();
+      const viaGateway = new OneSocketAgent(await tunnel(gw.port, host, gw.caPem));
+      await get(viaGateway, host);
+      firstProxied.push(performance.now() - started);
+      viaGateway.destroy();
+      started = performance.now();
+      const straight = new OneSocketAgent(await direct(upstream.port, newHosts[NEW_HOSTS + i], upstream.ca.certPem));
+      await get(straight, newHosts[NEW_HOSTS + i]);
+      firstDirect.push(performance.now() - started);
+      straight.destroy();
+    }
+    // Leaf mint in this process: cold (new hosts), warm (cache hits).
+    const cache = new egress.LeafCache(await egress.RuntimeCa.generate('bench mint CA'));
+    const cold = [];
+    for (let i = 0; i < 50; i += 1) {
+      const started = performance.now();
+      await cache.context(`mint-${i}.test`, false);
+      cold.push(performance.now() - started);
+    }
+    const warm = [];
+    for (let i = 0; i < 1000; i += 1) {
+      const started = performance.now();
+      await cache.context(`mint-${i % 50}.test`, false);
+      warm.push(performance.now() - started);
+    }
+    // RSS of the gateway process with 100 open tunnels, each with one request done (upstream connection open).
+    const idleRss = (await gw.ask('rss')).rss;
+    for (let i = 0; i < TUNNELS; i += 1) {
+      const agent = new OneSocketAgent(await tunnel(gw.port, 'warm.test', gw.caPem));
+      await get(agent, 'warm.test');
+      opened.push(agent);
+    }
+    const rss = (await gw.ask('rss')).rss;
+
+    const added50 = median(proxiedMs) - median(directMs);
+    const added99 = percentile(proxiedMs, 99) - percentile(directMs, 99);
+    const firstAdded = median(firstProxied) - median(firstDirect);
+    const mib = (bytes) => `${(bytes / 1048576).toFixed(1)} MiB`;
+    printTable(`Egress gateway: ${CLIENTS} concurrent clients × ${REQUESTS} GETs per round, 2 rounds, warm keep-alive; gateway in its own process`, ['measure', 'direct', 'through the gateway', 'added'], [
+      ['request p50', ms(median(directMs)), ms(median(proxiedMs)), ms(added50)],
+      ['request p99', ms(percentile(directMs, 99)), ms(percentile(proxiedMs, 99)), ms(added99)],
+      [`first request to a new host (median of ${NEW_HOSTS})`, ms(median(firstDirect)), ms(median(firstProxied)), ms(firstAdded)],
+      ['leaf mint cold / warm (median)', '', `${ms(median(cold))} / ${ms(median(warm))}`, ''],
+      [`gateway RSS idle / ${TUNNELS} open tunnels`, '', `${mib(idleRss)} / ${mib(rss)}`, ''],
+    ]);
+    atMostMs('egress', 'added latency p50, warm, 10 clients', added50, 2);
+    atMostMs('egress', 'added latency p99, warm, 10 clients', added99, 10);
+    atMostMs('egress', 'first CONNECT over the upstream handshake', firstAdded, 15);
+    atMostMs('egress', 'leaf mint cold', median(cold), 5);
+    atMostMs('egress', 'leaf mint warm', median(warm), 0.05);
+    quantityGoal('egress', `gateway RSS with ${TUNNELS} open tunnels`, rss / 1048576, { unit: 'MiB', atMost: 128 });
+  } finally {
+    for (const agent of opened) agent.destroy();
+    const exited = new Promise((resolve) => gw.child.once('exit', resolve));
+    gw.child.send('stop');
+    setTimeout(() => gw.child.kill(), 2000).unref();
+    await exited;
+    upstream.server.closeAllConnections();
+    await new Promise((resolve) => upstream.server.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runEgressBench();
