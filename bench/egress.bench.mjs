@@ -96,7 +96,7 @@ async function startUpstream(egress) {
 }
 
 function startGatewayProcess(module, upstream, hosts) {
-  const child = fork(new URL('./lib/egress-gateway-process.mjs', import.meta.url), { stdio: 'inherit' });
+  const child = fork(new URL('./lib/egress-gateway-process.mjs', import.meta.url), { stdio: 'inherit', execArgv: process.env.EGRESS_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.EGRESS_PROF] : [] });
   const ask = (message) => new Promise((resolve) => {
     child.once('message', resolve);
     child.send(message);

@@ -43,7 +43,7 @@ export interface GatewayOptions {
 const DEFAULT_LIMITS: GatewayLimits = { maxHeaderBytes: 16_384, headersTimeoutMs: 10_000, idleMs: 60_000, connectTimeoutMs: 10_000, handshakeTimeoutMs: 10_000 };
 
 /**
- * The egress gateway core (C-EGR-1…7). It owns no listener: the caller hands it each accepted socket with the
+ * The egress gateway core (C-EGR-2…7). It owns no listener: the caller hands it each accepted socket with the
  * session it belongs to (`handle`), or attaches it to a server of its own (`attach`), so identity comes from
  * where the connection arrived — a per-session Unix socket, a pod IP — never from anything the client sends.
  */
