@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTunnel, rawToGateway, tlsInTunnel } from '../test/client.js';
+import { exchange, openTunnel, rawToGateway, tlsInTunnel } from '../test/client.js';
 import { startGateway, type TestGateway } from '../test/gateway-fixture.js';
 import { RuntimeCa, startHttpsUpstream, type Upstream } from '../test/upstream-fixture.js';
 import { EGRESS_METRIC_NAMES } from './metrics.js';
@@ -28,15 +28,9 @@ afterAll(async () => {
 
 describe('limits', () => {
   it('answers 408 and closes a connection whose request head never completes', async () => {
-    const socket = connect({ host: '127.0.0.1', port: gw.port });
     const started = Date.now();
-    const reply = await new Promise<string>((resolve) => {
-      let data = '';
-      socket.on('data', (chunk) => (data += chunk));
-      socket.once('close', () => resolve(data));
-      socket.write('CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n');
-    });
-    expect(reply).toMatch(/^HTTP\/1\.1 408/);
+    const reply = await exchange(connect({ host: '127.0.0.1', port: gw.port }), 'CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n');
+    expect(reply.status).toBe(408);
     expect(Date.now() - started).toBeLessThan(5000);
   });
 

@@ -4,6 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { expect } from 'vitest';
 
 export interface RawResponse {
   readonly status: number;
@@ -98,4 +99,13 @@ export function curl(port: number, caPem: string, args: string[]): Promise<{ cod
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** Sends a request that must be refused with `status`, and checks that the upstream saw nothing of it. */
+export async function expectRefusedUnsent(seen: readonly unknown[], status: number, send: () => Promise<RawResponse>): Promise<RawResponse> {
+  const before = seen.length;
+  const response = await send();
+  expect(response.status).toBe(status);
+  expect(seen.length).toBe(before);
+  return response;
 }
