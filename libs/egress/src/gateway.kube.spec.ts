@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchange, expectRefusedUnsent, openTunnel, requestThroughTunnel, tlsInTunnel } from '../test/client.js';
+import { exchange, expectRefusedUnsent, openTunnel, requestThroughTunnel, tlsInTunnel, type RawResponse } from '../test/client.js';
 import { startGateway, type TestGateway } from '../test/gateway-fixture.js';
 import { RuntimeCa, startHttpsUpstream, type Upstream } from '../test/upstream-fixture.js';
 
@@ -12,7 +12,7 @@ let api: Upstream;
 let certApi: Upstream;
 let gw: TestGateway;
 
-const get = (path: string, headers = ''): Promise<{ status: number; body: string }> =>
+const get = (path: string, headers = ''): Promise<RawResponse> =>
   requestThroughTunnel(gw.port, API, 'kube.example.test', gw.ca.certPem, `GET ${path} HTTP/1.1\r\nHost: kube.example.test\r\n${headers}Connection: close\r\n\r\n`);
 
 beforeAll(async () => {
