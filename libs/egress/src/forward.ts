@@ -49,7 +49,7 @@ export function forward(req: IncomingMessage, res: ServerResponse, path: string,
     if (kube) checkKubePath(pathOf(path));
     const defaultPort = target.destination.tls ? 443 : 80;
     const hostHeader = route.target.port === defaultPort ? bracketed(route) : route.target.key;
-    const { headers } = upstreamHeaders(req.headers, hostHeader, kube);
+    const headers = upstreamHeaders(req.headers, hostHeader, kube);
     if (route.kind === 'kubernetes') {
       if ('token' in route.credential) headers.authorization = `Bearer ${route.credential.token}`;
       else if (!route.credential.cert) throw new EgressError('credential_missing', `no credential for ${route.target.key}`);

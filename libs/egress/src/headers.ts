@@ -16,25 +16,21 @@ const ALWAYS_STRIP_PREFIXES = ['proxy-'];
 /**
  * The headers to send upstream: hop-by-hop and those named by `Connection` dropped, `Proxy-*` dropped, the
  * identity headers dropped on Kubernetes routes, and `Host` set to the CONNECT target (C-EGR-4), whatever the
- * client sent. Returns how many headers were stripped, for the audit record's reason.
+ * client sent.
  */
-export function upstreamHeaders(incoming: IncomingHttpHeaders, host: string, kube: boolean): { headers: OutgoingHttpHeaders; stripped: number } {
+export function upstreamHeaders(incoming: IncomingHttpHeaders, host: string, kube: boolean): OutgoingHttpHeaders {
   const named = String(incoming.connection ?? '')
     .split(',')
     .map((token) => token.trim().toLowerCase())
     .filter(Boolean);
   const headers: OutgoingHttpHeaders = {};
-  let stripped = 0;
   for (const [name, value] of Object.entries(incoming)) {
     if (value === undefined || HOP_BY_HOP.has(name) || named.includes(name)) continue;
-    if (ALWAYS_STRIP_PREFIXES.some((prefix) => name.startsWith(prefix)) || (kube && isKubeStripped(name))) {
-      stripped += 1;
-      continue;
-    }
+    if (ALWAYS_STRIP_PREFIXES.some((prefix) => name.startsWith(prefix)) || (kube && isKubeStripped(name))) continue;
     headers[name] = value;
   }
   headers.host = host;
-  return { headers, stripped };
+  return headers;
 }
 
 function isKubeStripped(name: string): boolean {
@@ -46,7 +42,7 @@ export function downstreamHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHe
   const named = String(incoming.connection ?? '').split(',').map((token) => token.trim().toLowerCase());
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(incoming)) {
-    if (value === undefined || (HOP_BY_HOP.has(name) && name !== 'host') || named.includes(name)) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || named.includes(name)) continue;
     headers[name] = value;
   }
   return headers;
