@@ -3,6 +3,7 @@ import { parseAuthority } from './authority.js';
 import { Routes } from './routes.js';
 
 // C-EGR-2: exact host:port, canonicalised like requests.
+const PEM = '-----BEGIN CERTIFICATE-----\nMA==\n-----END CERTIFICATE-----\n';
 describe('Routes', () => {
   it('matches the canonical key only: no other port, no suffix', () => {
     const routes = new Routes([{ kind: 'allow', authority: 'API.example.com.:443' }]);
@@ -14,6 +15,12 @@ describe('Routes', () => {
 
   it('refuses wildcards and one host:port listed twice as different kinds', () => {
     expect(() => new Routes([{ kind: 'allow', authority: '*.example.com:443' }])).toThrow(/wildcards/);
-    expect(() => new Routes([{ kind: 'allow', authority: 'a.test:443' }, { kind: 'kubernetes', authority: 'A.test:443', ca: '', credential: { token: 't' } }])).toThrow(/both/);
+    expect(() => new Routes([{ kind: 'allow', authority: 'a.test:443' }, { kind: 'kubernetes', authority: 'A.test:443', ca: PEM, credential: { token: 't' } }])).toThrow(/both/);
+  });
+
+  it('refuses a Kubernetes route without a CA to pin or without a credential', () => {
+    expect(() => new Routes([{ kind: 'kubernetes', authority: 'k.test:6443', ca: '', credential: { token: 't' } }])).toThrow(/certificate-authority-data/);
+    expect(() => new Routes([{ kind: 'kubernetes', authority: 'k.test:6443', ca: PEM, credential: { token: ' ' } }])).toThrow(/no token/);
+    expect(() => new Routes([{ kind: 'kubernetes', authority: 'k.test:6443', ca: PEM, credential: { cert: '', key: '' } }])).toThrow(/no token/);
   });
 });

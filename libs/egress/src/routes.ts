@@ -40,6 +40,7 @@ export class Routes {
     for (const spec of specs) {
       if (spec.authority.includes('*')) throw new EgressError('bad_authority', `route ${spec.authority}: wildcards are not supported; list each HOST:PORT`);
       const target = parseAuthority(spec.authority);
+      if (spec.kind === 'kubernetes') checkKubeRoute(spec, target.key);
       const existing = this.byKey.get(target.key);
       if (existing && existing.kind !== spec.kind) throw new EgressError('bad_authority', `route ${target.key} is listed both as ${existing.kind} and ${spec.kind}`);
       if (existing?.kind === 'kubernetes') throw new EgressError('bad_authority', `route ${target.key} comes from two kubeconfig clusters`);
@@ -61,4 +62,17 @@ export class Routes {
       field: 'spec.proxy.targets[].domains',
     });
   }
+}
+
+/**
+ * A Kubernetes route must pin its CA and carry a usable credential (C-EGR-5): an empty `ca` would make node:tls
+ * fall back to the system roots, and an empty token would be injected as `Bearer `.
+ */
+function checkKubeRoute(spec: KubeRoute, key: string): void {
+  if (!spec.ca.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new EgressError('bad_authority', `Kubernetes route ${key}: the kubeconfig cluster has no certificate-authority-data`);
+  }
+  const { credential } = spec;
+  const usable = 'token' in credential ? credential.token.trim() !== '' : credential.cert !== '' && credential.key !== '';
+  if (!usable) throw new EgressError('credential_missing', `Kubernetes route ${key}: the kubeconfig user has no token or client certificate`);
 }
