@@ -52,6 +52,24 @@ describe('limits', () => {
   });
 });
 
+describe('first request of a tunnel', () => {
+  it('finds an upstream connection opened during the client handshake, and uses that one', async () => {
+    const upstreamCa = await RuntimeCa.generate('warm CA');
+    const warmUpstream = await startHttpsUpstream(upstreamCa, ['api.example.test']);
+    const fresh = await startGateway({ routes: [{ kind: 'allow', authority: 'api.example.test:443', ca: upstreamCa.certPem }], names: { 'api.example.test': [PUBLIC] }, dial: { [`${PUBLIC}:443`]: warmUpstream.port } });
+    try {
+      const { socket } = await openTunnel(fresh.port, 'api.example.test:443');
+      const tls = await tlsInTunnel(socket, 'api.example.test', fresh.ca.certPem);
+      expect(fresh.dialled).toEqual([`${PUBLIC}:443`]);
+      expect((await exchange(tls, 'GET /first HTTP/1.1\r\nHost: api.example.test\r\nConnection: close\r\n\r\n')).status).toBe(200);
+      expect(fresh.dialled).toHaveLength(1);
+    } finally {
+      await fresh.close();
+      await warmUpstream.close();
+    }
+  });
+});
+
 describe('session revocation', () => {
   it('closes an open tunnel at once and refuses the session afterwards', async () => {
     const other = await startGateway({ routes: [{ kind: 'allow', authority: 'api.example.test:443' }], names: { 'api.example.test': [PUBLIC] }, sessionId: 'gone' });

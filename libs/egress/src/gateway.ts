@@ -139,6 +139,7 @@ export class EgressGateway {
     await handleConnect({
       routes: this.options.routes, resolver: this.options.resolver ?? systemResolver, leaves: this.leaves, recorder: this.recorder,
       handshakeTimeoutMs: this.limits.handshakeTimeoutMs, isRevoked: (id) => this.sessions.isRevoked(id),
+      warm: (destination) => this.pool.warm(destination, this.limits.idleMs),
       open: (stream, tunnel) => {
         this.tunnels.set(stream, tunnel);
         this.deadlines.arm(stream, this.limits.headersTimeoutMs, true);

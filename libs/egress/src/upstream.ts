@@ -42,6 +42,9 @@ export async function resolveDestination(route: Route, resolver: Resolver, tls: 
 
 /** A keep-alive agent whose every connection goes to one checked address, TLS verified against the route. */
 class DestinationAgent extends Agent {
+  /** A connection opened ahead of the first request (see `warm`), handed to the first request that needs one. */
+  private spare: Duplex | undefined;
+
   constructor(
     private readonly destination: Destination,
     private readonly dialer: Dialer,
@@ -52,6 +55,31 @@ class DestinationAgent extends Agent {
 
   // Node's Agent calls back itself when a socket is returned, so the callback is not used here.
   override createConnection(_options: ClientRequestArgs): Duplex {
+    const spare = this.spare;
+    this.spare = undefined;
+    return spare && !spare.destroyed ? spare : this.open();
+  }
+
+  /**
+   * Opens a connection while the client is still in its TLS handshake with the gateway, so the first request of
+   * a new tunnel does not wait for the upstream's TCP and TLS handshakes in turn (C-EGR-8: first CONNECT). Only
+   * when no idle connection exists; an unused spare closes after `unusedMs`.
+   */
+  warm(unusedMs: number): void {
+    if (this.spare || Object.keys(this.freeSockets).length > 0) return;
+    let spare: Duplex;
+    try {
+      spare = this.open();
+    } catch {
+      return;
+    }
+    this.spare = spare;
+    spare.on('error', () => undefined);
+    spare.once('close', () => this.spare === spare && (this.spare = undefined));
+    setTimeout(() => this.spare === spare && spare.destroy(), unusedMs).unref();
+  }
+
+  private open(): Duplex {
     const { route, address, tls } = this.destination;
     const raw: Socket = this.dialer(address, route.target.port);
     const socket = tls ? tlsConnect(tlsOptions(this.destination, raw)) : raw;
@@ -60,6 +88,11 @@ class DestinationAgent extends Agent {
     socket.once(ready, () => clearTimeout(timer));
     socket.once('close', () => clearTimeout(timer));
     return socket;
+  }
+
+  override destroy(): void {
+    this.spare?.destroy();
+    super.destroy();
   }
 }
 
@@ -86,6 +119,11 @@ export class UpstreamPool {
   private readonly agents = new Map<string, DestinationAgent>();
 
   constructor(private readonly dialer: Dialer, private readonly connectTimeoutMs: number) {}
+
+  /** Opens a connection for a tunnel's first request ahead of it (see DestinationAgent.warm). */
+  warm(destination: Destination, unusedMs: number): void {
+    (this.agent(destination) as DestinationAgent).warm(unusedMs);
+  }
 
   agent(destination: Destination): Agent {
     const key = `${destination.route.target.key}|${destination.address}|${destination.tls}`;
