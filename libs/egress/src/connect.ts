@@ -22,6 +22,8 @@ export interface ConnectDeps {
   readonly recorder: Recorder;
   readonly handshakeTimeoutMs: number;
   readonly isRevoked: (sessionId: string) => boolean;
+  /** Opens an upstream connection ahead of the first request, in parallel with the client's handshake. */
+  readonly warm: (destination: Destination) => void;
   /** Hands the decrypted (or plaintext) stream to the inner HTTP server. */
   readonly open: (stream: Socket, tunnel: Tunnel) => void;
 }
@@ -86,6 +88,7 @@ export async function handleConnect(deps: ConnectDeps, req: IncomingMessage, soc
       }
     },
   });
+  deps.warm(destination);
   tls.on('error', () => socket.destroy());
   tls.once('secure', () => {
     clearTimeout(timer);

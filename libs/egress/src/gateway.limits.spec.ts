@@ -53,6 +53,15 @@ describe('limits', () => {
 });
 
 describe('first request of a tunnel', () => {
+  it('has the leaves of every route minted before any CONNECT', async () => {
+    const fresh = await startGateway({ routes: [{ kind: 'allow', authority: 'a.example.test:443' }, { kind: 'allow', authority: '[2606:4700::1]:443' }] });
+    try {
+      expect(fresh.gateway.leaves.mints).toBe(2);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('finds an upstream connection opened during the client handshake, and uses that one', async () => {
     const upstreamCa = await RuntimeCa.generate('warm CA');
     const warmUpstream = await startHttpsUpstream(upstreamCa, ['api.example.test']);

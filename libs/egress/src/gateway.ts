@@ -67,6 +67,9 @@ export class EgressGateway {
     this.outer = this.httpServer((req, res) => this.onPlainRequest(req, res));
     this.outer.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => void this.onConnect(req, socket, head));
     this.inner = this.httpServer((req, res) => this.onTunnelRequest(req, res));
+    // Leaves for every route host are minted now, in the background, so that no CONNECT waits for a mint
+    // (C-EGR-8); the cache re-mints them before expiry on use. A failed mint is retried on its CONNECT.
+    for (const route of options.routes.all()) this.leaves.context(route.target.host, route.target.ip !== null).catch(() => undefined);
     this.inner.on('connect', (req: IncomingMessage, socket: Socket) => this.refuseUpgrade(req, socket, this.tunnels.get(socket)?.context, 'method_refused'));
   }
 

@@ -52,6 +52,10 @@ export class Routes {
     return this.byKey.size;
   }
 
+  all(): Route[] {
+    return [...this.byKey.values()];
+  }
+
   /** The route of a canonical authority, or a 403 naming the flag and field that would allow it. */
   match(target: Authority): Route {
     const route = this.byKey.get(target.key);
