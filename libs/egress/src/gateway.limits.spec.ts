@@ -52,6 +52,19 @@ describe('limits', () => {
   });
 });
 
+describe('clients that vanish', () => {
+  it.each(['after the 200', 'during the TLS handshake'])('survive a client reset %s and keep serving', async (when) => {
+    const { socket } = await openTunnel(gw.port, 'api.example.test:443');
+    if (when === 'during the TLS handshake') socket.write(Buffer.from([0x16, 0x03, 0x01, 0x00, 0x40]));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    socket.resetAndDestroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { response, socket: next } = await openTunnel(gw.port, 'api.example.test:443');
+    expect(response.status).toBe(200);
+    next.destroy();
+  });
+});
+
 describe('first request of a tunnel', () => {
   it('has the leaves of every route minted before any CONNECT', async () => {
     const fresh = await startGateway({ routes: [{ kind: 'allow', authority: 'a.example.test:443' }, { kind: 'allow', authority: '[2606:4700::1]:443' }] });
