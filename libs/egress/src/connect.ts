@@ -36,6 +36,9 @@ const TLS_HANDSHAKE = 0x16;
  * refused; plaintext inside only on an allow route with `plainHttp`.
  */
 export async function handleConnect(deps: ConnectDeps, req: IncomingMessage, socket: Socket, head: Buffer, context: ConnectionContext): Promise<void> {
+  // node:http removes its own error listener when it hands over a CONNECT socket: without this one, a client
+  // reset would be an uncaught error that takes the whole gateway (every session) down.
+  socket.on('error', () => socket.destroy());
   const started = performance.now();
   const raw = req.url ?? '';
   let route: Route | undefined;

@@ -54,6 +54,8 @@ export class Recorder {
 
 /** A refusal as a complete HTTP/1.1 response on a raw socket (before or instead of a tunnel), then closed. */
 export function refuseSocket(socket: Duplex, error: EgressError): void {
+  // Upgrade and CONNECT sockets have lost node:http's error listener; a reset must not become an uncaught error.
+  socket.on('error', () => socket.destroy());
   const body = error.body();
   if (socket.writable) {
     socket.end(

@@ -82,6 +82,8 @@ class DestinationAgent extends Agent {
   private open(): Duplex {
     const { route, address, tls } = this.destination;
     const raw: Socket = this.dialer(address, route.target.port);
+    // Under TLS the error surfaces on the TLS socket; the dialled one must not throw it a second time, uncaught.
+    if (tls) raw.on('error', () => undefined);
     const socket = tls ? tlsConnect(tlsOptions(this.destination, raw)) : raw;
     const ready = tls ? 'secureConnect' : 'connect';
     const timer = setTimeout(() => socket.destroy(Object.assign(new Error('upstream connect timeout'), { code: 'ETIMEDOUT' })), this.connectTimeoutMs);
