@@ -65,7 +65,8 @@ export class EgressGateway {
     this.recorder = new Recorder(options.audit ?? (() => undefined), options.metrics ?? noMetrics);
     this.pool = new UpstreamPool(options.dialer ?? directDialer, this.limits.connectTimeoutMs);
     this.outer = this.httpServer((req, res) => this.onPlainRequest(req, res));
-    this.outer.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => void this.onConnect(req, socket, head));
+    // Nothing a client does may become an unhandled rejection: that would end the process, every session's egress.
+    this.outer.on('connect', (req: IncomingMessage, socket: Socket, head: Buffer) => this.onConnect(req, socket, head).catch(() => socket.destroy()));
     this.inner = this.httpServer((req, res) => this.onTunnelRequest(req, res));
     // Leaves for every route host are minted now, in the background, so that no CONNECT waits for a mint
     // (C-EGR-8); the cache re-mints them before expiry on use. A failed mint is retried on its CONNECT.
@@ -165,7 +166,7 @@ export class EgressGateway {
     void plainTarget(req.url ?? '', this.options.routes, this.options.resolver ?? systemResolver).then((found) => {
       if (found instanceof EgressError) return this.refuseRequest(req, res, context, found, found.details.host ?? (req.url ?? '').slice(0, 300), 'none');
       forward(req, res, found.path, { context, destination: found.destination, isRevoked: () => this.sessions.isRevoked(context.sessionId) }, this.pool, this.recorder);
-    });
+    }).catch(() => res.destroy());
   }
 
   private refuseRequest(req: IncomingMessage, res: ServerResponse, context: ConnectionContext, error: EgressError, host: string, route: 'allow' | 'kubernetes' | 'none'): void {
