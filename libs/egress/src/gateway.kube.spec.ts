@@ -97,6 +97,13 @@ describe('a Kubernetes route', () => {
     },
   );
 
+  it('lets no HTTP/2 through: a prior-knowledge preface is refused and nothing reaches the API server', async () => {
+    const { socket } = await openTunnel(gw.port, API);
+    const tls = await tlsInTunnel(socket, 'kube.example.test', gw.ca.certPem);
+    expect(tls.alpnProtocol).not.toBe('h2');
+    await expectRefusedUnsent(api.seen, 400, () => exchange(tls, 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'));
+  });
+
   it('refuses plain HTTP inside a CONNECT to a Kubernetes route', async () => {
     const { socket } = await openTunnel(gw.port, API);
     const response = await exchange(socket, 'GET /api HTTP/1.1\r\nHost: kube.example.test\r\n\r\n');
