@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { curl, exchange, expectRefusedUnsent, openTunnel, rawToGateway, requestThroughTunnel, tlsInTunnel } from '../test/client.js';
+import { curl, exchange, python, expectRefusedUnsent, openTunnel, rawToGateway, requestThroughTunnel, tlsInTunnel } from '../test/client.js';
 import { startGateway, type TestGateway } from '../test/gateway-fixture.js';
 import { RuntimeCa, startHttpsUpstream, type Upstream } from '../test/upstream-fixture.js';
 
@@ -44,6 +44,20 @@ describe('an allowed route', () => {
     expect(gw.dialled).toContain(`${PUBLIC}:443`);
     const record = gw.audit.find((r) => r.path === '/hello');
     expect(record).toMatchObject({ session: 's1', instance: 'test', method: 'GET', host: 'api.example.test:443', status: 200, decision: 'allow', reason: 'ok', route: 'allow', credentialInjected: false });
+  });
+
+  it("serves Python's strict verification (VERIFY_X509_STRICT, Python 3.13's default) through urllib", async () => {
+    const script = [
+      'import ssl, sys, urllib.request',
+      'ctx = ssl.create_default_context(cafile=sys.argv[2])',
+      'ctx.verify_flags |= ssl.VERIFY_X509_STRICT',
+      "proxy = urllib.request.ProxyHandler({'https': sys.argv[1]})",
+      'opener = urllib.request.build_opener(proxy, urllib.request.HTTPSHandler(context=ctx))',
+      "print(opener.open('https://api.example.test/py', timeout=5).read().decode())",
+    ].join('\n');
+    const result = await python(script, [`http://127.0.0.1:${gw.port}`], gw.ca.certPem);
+    expect(result.stderr).toBe('');
+    expect(JSON.parse(result.stdout)).toMatchObject({ path: '/py', host: 'api.example.test' });
   });
 });
 

@@ -87,18 +87,30 @@ export async function requestThroughTunnel(port: number, authority: string, serv
   return exchange(await tlsInTunnel(socket, servername, ca), request);
 }
 
-/** Runs the real curl with the gateway as its proxy, trusting only the gateway's CA; never throws on exit codes. */
-export function curl(port: number, caPem: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'egress-curl-'));
+type Run = { code: number; stdout: string; stderr: string };
+
+/** Runs `command` with the CA PEM written to a temp file (removed after); never throws on exit codes. */
+function runWithCa(command: string, caPem: string, args: (caFile: string) => string[]): Promise<Run> {
+  const dir = mkdtempSync(join(tmpdir(), 'egress-client-'));
   const caFile = join(dir, 'ca.pem');
   writeFileSync(caFile, caPem);
   return new Promise((resolve) => {
-    execFile('curl', ['-sS', '--max-time', '5', '--proxy', `http://127.0.0.1:${port}`, '--cacert', caFile, ...args], (error, stdout, stderr) => {
+    execFile(command, args(caFile), (error, stdout, stderr) => {
       rmSync(dir, { recursive: true, force: true });
       const code = error ? Number((error as { code?: number }).code ?? 1) : 0;
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** The real curl with the gateway as its proxy, trusting only the gateway's CA. */
+export function curl(port: number, caPem: string, args: string[]): Promise<Run> {
+  return runWithCa('curl', caPem, (caFile) => ['-sS', '--max-time', '5', '--proxy', `http://127.0.0.1:${port}`, '--cacert', caFile, ...args]);
+}
+
+/** python3 -c `script` with argv [...args, caFile]. */
+export function python(script: string, args: string[], caPem: string): Promise<Run> {
+  return runWithCa('python3', caPem, (caFile) => ['-c', script, ...args, caFile]);
 }
 
 /** Sends a request that must be refused with `status`, and checks that the upstream saw nothing of it. */
