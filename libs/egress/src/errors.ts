@@ -14,6 +14,7 @@ export const EGRESS_ERRORS = {
   upgrade_refused: 403,
   path_denied: 403,
   session_revoked: 403,
+  too_many_connections: 429,
   resolve_failed: 502,
   upstream_failed: 502,
   credential_missing: 502,

@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, openTunnel, rawToGateway, tlsInTunnel } from '../test/client.js';
 import { startGateway, type TestGateway } from '../test/gateway-fixture.js';
@@ -88,6 +88,28 @@ describe('first request of a tunnel', () => {
     } finally {
       await fresh.close();
       await warmUpstream.close();
+    }
+  });
+});
+
+describe('per-session connection cap', () => {
+  it('refuses a session its connections beyond the cap with 429 while another session is still served', async () => {
+    const capped = await startGateway({ routes: [{ kind: 'allow', authority: 'a.example.test:443' }], limits: { maxConnectionsPerSession: 2 } });
+    const other = createServer();
+    capped.gateway.attach(other, () => ({ sessionId: 'other', instance: 'test' }));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const held = [connect({ host: '127.0.0.1', port: capped.port }), connect({ host: '127.0.0.1', port: capped.port })];
+    try {
+      await Promise.all(held.map((socket) => new Promise((resolve) => socket.once('connect', resolve))));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const third = await rawToGateway(capped.port, 'CONNECT a.example.test:443 HTTP/1.1\r\nHost: a.example.test:443\r\n\r\n');
+      expect(third.status).toBe(429);
+      const elsewhere = await rawToGateway((other.address() as AddressInfo).port, 'CONNECT b.example.test:443 HTTP/1.1\r\nHost: b.example.test:443\r\n\r\n');
+      expect(elsewhere.status).toBe(403);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+      await capped.close();
     }
   });
 });

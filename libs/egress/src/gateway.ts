@@ -28,6 +28,8 @@ export interface GatewayLimits {
   readonly connectTimeoutMs: number;
   /** From `200 Connection Established` to a finished client handshake. Default 10 s. */
   readonly handshakeTimeoutMs: number;
+  /** Open connections (tunnels included) one session may hold; 429 beyond, other sessions unaffected. Default 256. */
+  readonly maxConnectionsPerSession: number;
 }
 
 export interface GatewayOptions {
@@ -41,7 +43,7 @@ export interface GatewayOptions {
   readonly leaves?: LeafCacheOptions;
 }
 
-const DEFAULT_LIMITS: GatewayLimits = { maxHeaderBytes: 16_384, headersTimeoutMs: 10_000, idleMs: 60_000, connectTimeoutMs: 10_000, handshakeTimeoutMs: 10_000 };
+const DEFAULT_LIMITS: GatewayLimits = { maxHeaderBytes: 16_384, headersTimeoutMs: 10_000, idleMs: 60_000, connectTimeoutMs: 10_000, handshakeTimeoutMs: 10_000, maxConnectionsPerSession: 256 };
 
 /**
  * The egress gateway core (C-EGR-2…7). It owns no listener: the caller hands it each accepted socket with the
@@ -79,6 +81,10 @@ export class EgressGateway {
   handle(socket: Socket, context: ConnectionContext): void {
     if (this.sessions.isRevoked(context.sessionId)) {
       refuseSocket(socket, new EgressError('session_revoked', 'this session has ended; its egress is closed'));
+      return;
+    }
+    if (this.sessions.count(context.sessionId) >= this.limits.maxConnectionsPerSession) {
+      refuseSocket(socket, new EgressError('too_many_connections', `this session already has ${this.limits.maxConnectionsPerSession} open connections`));
       return;
     }
     socket.setNoDelay(true);

@@ -78,6 +78,6 @@ export function refuseResponse(res: ServerResponse, error: EgressError): void {
 }
 
 function reasonPhrase(status: number): string {
-  return ({ 400: 'Bad Request', 403: 'Forbidden', 405: 'Method Not Allowed', 408: 'Request Timeout', 421: 'Misdirected Request', 431: 'Request Header Fields Too Large', 502: 'Bad Gateway', 504: 'Gateway Timeout' } as Record<number, string>)[status] ?? 'Error';
+  return ({ 400: 'Bad Request', 403: 'Forbidden', 405: 'Method Not Allowed', 408: 'Request Timeout', 421: 'Misdirected Request', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large', 502: 'Bad Gateway', 504: 'Gateway Timeout' } as Record<number, string>)[status] ?? 'Error';
 }
 

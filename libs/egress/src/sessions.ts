@@ -13,6 +13,11 @@ export class Sessions {
     return this.revoked.has(sessionId);
   }
 
+  /** Open connections of a session: the per-session cap keeps one session from starving the others. */
+  count(sessionId: string): number {
+    return this.open.get(sessionId)?.size ?? 0;
+  }
+
   track(sessionId: string, socket: Socket): void {
     let sockets = this.open.get(sessionId);
     if (!sockets) {
