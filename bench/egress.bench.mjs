@@ -2,6 +2,7 @@
 // request on warm tunnels with 10 concurrent clients, the first CONNECT to a new host over the upstream's own
 // handshake, leaf mint cold and warm, and the gateway's RSS (its own process) with 100 open tunnels. Loopback only:
 // the gateway resolves every name to a public test address that its dialer maps to the local upstream.
+// EGRESS_PROF=<dir> writes a CPU profile of the gateway process there.
 import { fork } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
