@@ -104,6 +104,7 @@ describe('per-session connection cap', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       const third = await rawToGateway(capped.port, 'CONNECT a.example.test:443 HTTP/1.1\r\nHost: a.example.test:443\r\n\r\n');
       expect(third.status).toBe(429);
+      expect(capped.audit.at(-1)).toMatchObject({ session: 's1', reason: 'too_many_connections', decision: 'deny' });
       const elsewhere = await rawToGateway((other.address() as AddressInfo).port, 'CONNECT b.example.test:443 HTTP/1.1\r\nHost: b.example.test:443\r\n\r\n');
       expect(elsewhere.status).toBe(403);
     } finally {
@@ -126,6 +127,7 @@ describe('session revocation', () => {
       const again = await rawToGateway(other.port, 'CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n');
       expect(again.status).toBe(403);
       expect(JSON.parse(again.body).error).toBe('session_revoked');
+      expect(other.audit.at(-1)).toMatchObject({ session: 'gone', reason: 'session_revoked', decision: 'deny' });
     } finally {
       await other.close();
     }

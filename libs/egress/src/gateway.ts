@@ -80,12 +80,10 @@ export class EgressGateway {
   /** Serves one accepted connection on behalf of `context.sessionId`. */
   handle(socket: Socket, context: ConnectionContext): void {
     if (this.sessions.isRevoked(context.sessionId)) {
-      refuseSocket(socket, new EgressError('session_revoked', 'this session has ended; its egress is closed'));
-      return;
+      return this.refuseConnection(socket, context, new EgressError('session_revoked', 'this session has ended; its egress is closed'));
     }
     if (this.sessions.count(context.sessionId) >= this.limits.maxConnectionsPerSession) {
-      refuseSocket(socket, new EgressError('too_many_connections', `this session already has ${this.limits.maxConnectionsPerSession} open connections`));
-      return;
+      return this.refuseConnection(socket, context, new EgressError('too_many_connections', `this session already has ${this.limits.maxConnectionsPerSession} open connections`));
     }
     socket.setNoDelay(true);
     this.sessions.track(context.sessionId, socket);
@@ -99,7 +97,7 @@ export class EgressGateway {
     server.on('connection', (socket: Socket) => {
       const context = contextOf(socket);
       if (context) this.handle(socket, context);
-      else refuseSocket(socket, new EgressError('not_allowed', 'this connection belongs to no session'));
+      else this.refuseConnection(socket, { sessionId: '', instance: '' }, new EgressError('not_allowed', 'this connection belongs to no session'));
     });
   }
 
@@ -115,6 +113,12 @@ export class EgressGateway {
       server.closeAllConnections();
       server.close(() => resolve());
     })));
+  }
+
+  /** A connection refused before any request is read: still one audit record (C-EGR-7). */
+  private refuseConnection(socket: Socket, context: ConnectionContext, error: EgressError): void {
+    this.recorder.record(context, performance.now(), { method: '', host: '', path: '', status: error.status, bytes: 0, reason: error.code, route: 'none', credentialInjected: false });
+    refuseSocket(socket, error);
   }
 
   private httpServer(onRequest: (req: IncomingMessage, res: ServerResponse) => void): Server {
