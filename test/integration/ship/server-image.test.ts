@@ -88,6 +88,15 @@ describeWhenReady('server image (docker/Containerfile.server)', firstProblem(age
     }
   }, 60_000);
 
+  it('--backend local in this image fails at start, saying the image is for Kubernetes and what it lacks (issue 22 item 7)', async () => {
+    const server = start(1001, undefined, ['--transport=http', '--address=0.0.0.0:8080', '--backend=local']);
+    expect(await server.exited).not.toBe(0);
+    expect(server.output()).toContain('--backend local cannot run in this installation: it has no sandbox agent bundle (dist/sandbox-agent)');
+    expect(server.output()).toContain('The server image is for --backend kubernetes');
+    expect(server.output()).not.toContain('npm run build');
+    expect(server.output()).not.toContain('"msg":"listening"');
+  }, 60_000);
+
   it('fails when a COPY is dropped: without dist/mcp-server (the bundle) the server never listens', async () => {
     const broken = await assembleImage('server', mountPaths(serverPod().container), (copy) => copy.sources.some((s) => s.endsWith('dist/mcp-server')));
     try {

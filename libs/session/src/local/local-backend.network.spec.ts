@@ -13,6 +13,12 @@ const never = () => new AbortController().signal;
 let dir: string;
 let backend: LocalBackend | undefined;
 
+/** The agent bundle this spec names is there. */
+function withAgent(hostFs: FakeHostFs): FakeHostFs {
+  hostFs.files.add('/repo/dist/sandbox-agent/main.js');
+  return hostFs;
+}
+
 function make(overrides: Partial<LocalBackendOptions> = {}) {
   dir = mkdtempSync(join(tmpdir(), 'net-none-'));
   const launcher = new FakeLauncher();
@@ -21,7 +27,7 @@ function make(overrides: Partial<LocalBackendOptions> = {}) {
     stateDir: '/state', hmacKey: Buffer.from('k'.repeat(32)), agentEntry: '/repo/dist/sandbox-agent/main.js', nodePath: '/usr/bin/node',
     isolation: 'auto', network: 'none', sandboxUser: 'server', hostEnv: {}, clock: new FakeClock(), launcher, commandRunner: runner,
     agent: new StrictLocalAgent().on('health', async () => ({ status: 'ok', assigned: true, busy: false })),
-    workspaces: new FakeWorkspaces(), hostFs: new FakeHostFs(), endpoints: new UnixSocketEndpoints(join(dir, 'sockets')),
+    workspaces: new FakeWorkspaces(), hostFs: withAgent(new FakeHostFs()), endpoints: new UnixSocketEndpoints(join(dir, 'sockets')),
     maxProcesses: 'off', maxMemoryBytes: 'off', maxDiskBytes: 'off', maxOutputBytes: 'off',
     ...overrides,
   }));

@@ -329,7 +329,7 @@ describe(LocalBackend.name, () => {
       await backend.checkHealth();
       expect(runner.runs.filter((r) => r.startsWith('bash'))).toHaveLength(2);
       hostFs.files.clear();
-      await expect(backend.checkHealth()).rejects.toThrow(/sandbox agent not found at \/repo\/dist\/apps\/sandbox-agent\/src\/main.js/);
+      await expect(backend.checkHealth()).rejects.toThrow(/--backend local cannot run in this installation: it has no sandbox agent bundle/);
     });
 
     it('fails when bash cannot start', async () => {

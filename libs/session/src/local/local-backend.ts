@@ -13,7 +13,7 @@ import { KeyedMutex } from './keyed-mutex.js';
 import {
   LOCAL_DEFAULTS, type LocalAgentPort, type LocalBackendConfig, type LocalBackendDeps, type LocalBackendLogger, type LocalBackendOptions,
 } from './local-backend.options.js';
-import { LocalHealth, postureDetails } from './local-health.js';
+import { LocalHealth, assertAgentPresent, postureDetails } from './local-health.js';
 import { LocalSessions } from './local-sessions.js';
 import { startSandboxRuntime, type SandboxRuntime } from './sandbox-runtime.js';
 import { messageOf } from './warm-claimer.js';
@@ -173,6 +173,8 @@ export class LocalBackend implements SandboxBackend {
   }
 
   private async prepare(): Promise<void> {
+    // Before anything is touched: an installation without the agent cannot serve a single session.
+    await assertAgentPresent(this.agentEntry, this.hostFs);
     const recovered = await this.workspaces.prepare(this.options.resetState ?? false);
     this.prepared = true;
     this.running = await startSandboxRuntime(this.options, {

@@ -1,3 +1,4 @@
+import { delimiter, dirname, join } from 'node:path';
 import type { Clock } from '@cli-mcp/common';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { CommandRunner } from './command-runner.js';
@@ -26,9 +27,7 @@ export class LocalHealth {
 
   async check(bwrapProbe: ProbeCommand | undefined): Promise<void> {
     const { hostFs, runner, clock, agentEntry, cacheMs } = this.input;
-    if (!(await hostFs.isFile(agentEntry))) {
-      throw new SessionError(SessionErrorCode.SandboxUnavailable, `sandbox agent not found at ${agentEntry}: build it first (npm run build)`);
-    }
+    await assertAgentPresent(agentEntry, hostFs);
     const now = clock.now();
     if (!this.probe || now - this.probe.at >= cacheMs) {
       const problem = (await probeBash(runner)) ?? (bwrapProbe ? await probeCommand(runner, bwrapProbe, 'bubblewrap') : undefined);
@@ -49,4 +48,25 @@ export function postureDetails(posture: SandboxPosture, bounds?: { report: Reado
     ...(bounds ? { bounds: bounds.report } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
+}
+
+/**
+ * Fails with advice that fits where the server runs when the agent bundle is missing (issue 22 item 7): in a
+ * checkout (its `scripts/build.mjs` beside `dist/`), build it; in an installation without the agent — the server
+ * image, which is for `--backend kubernetes` — say so and name what local sandboxes need that it lacks.
+ */
+export async function assertAgentPresent(agentEntry: string, hostFs: HostFs, path: string = process.env.PATH ?? ''): Promise<void> {
+  if (await hostFs.isFile(agentEntry)) return;
+  const root = dirname(dirname(dirname(agentEntry)));
+  if (await hostFs.isFile(join(root, 'scripts', 'build.mjs'))) {
+    throw new SessionError(SessionErrorCode.SandboxUnavailable, `sandbox agent not found at ${agentEntry}: build it first (npm run build)`);
+  }
+  const missing = ['sandbox agent bundle (dist/sandbox-agent)'];
+  const dirs = path.split(delimiter).filter((dir) => dir !== '');
+  if (!(await Promise.all(dirs.map((dir) => hostFs.isFile(join(dir, 'bwrap'))))).some(Boolean)) missing.push('bubblewrap (bwrap)');
+  throw new SessionError(
+    SessionErrorCode.SandboxUnavailable,
+    `--backend local cannot run in this installation: it has no ${missing.join(' and no ')}. The server image is for ` +
+      '--backend kubernetes; for local sandboxes run cli-mcp-server from the npm package or a checkout, with bubblewrap installed',
+  );
 }
