@@ -31,8 +31,8 @@ await build({
   minify: true,
   sourcemap: 'linked',
   logLevel: 'error',
-  // node-pty is native: loaded from node_modules on the first tty command.
-  external: ['node-pty'],
+  // Native, so loaded from node_modules: node-pty on the first tty command, koffi (prctl, non-dumpable) at start.
+  external: ['node-pty', 'koffi'],
   plugins: [agentClientWireOnly],
 });
 writeFileSync(`${outdir}/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);

@@ -1,6 +1,7 @@
 import { chmodSync, lstatSync, unlinkSync, writeSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AgentConfig } from './config/agent-config.js';
+import type { DumpState } from './non-dumpable.js';
 import { ExecService } from './exec/exec-service.js';
 import { createAgentHttpServer } from './http/agent-http-server.js';
 import { agentRoutes } from './http/agent-routes.js';
@@ -10,8 +11,10 @@ import { ShellEngine } from './shell/shell-engine.js';
 import { AssignmentState } from './state/assignment-state.js';
 
 /** Builds and starts the agent: the shell first (it starts while the HTTP server binds), then HTTP. */
-export async function startAgent(config: AgentConfig): Promise<void> {
+export async function startAgent(config: AgentConfig, dumpState: DumpState): Promise<void> {
   const log = createAgentLog(config.logLevel);
+  if (dumpState.nonDumpable) log.info({ non_dumpable: true }, 'non-dumpable: commands cannot trace the agent or read its memory or environment');
+  else log.warn({ non_dumpable: false, reason: dumpState.reason }, 'the agent is dumpable: its commands can trace it and read its memory and environment (session token included)');
   const engine = new ShellEngine(config, log);
   engine.start();
   const assignment = new AssignmentState(config.authToken);
@@ -19,7 +22,7 @@ export async function startAgent(config: AgentConfig): Promise<void> {
   const lifecycle = installLifecycle({ config, engine, exec, log });
   log.info({ assigned: assignment.assigned }, assignment.assigned ? 'starting in assigned state' : 'starting in unassigned state');
 
-  const server = createAgentHttpServer({ routes: agentRoutes({ log, engine, exec, assignment }), assignment, stopping: () => lifecycle.stopping, log });
+  const server = createAgentHttpServer({ routes: agentRoutes({ log, engine, exec, assignment, dumpState }), assignment, stopping: () => lifecycle.stopping, log });
   lifecycle.attach(server);
 
   if (config.listenFd !== undefined) {

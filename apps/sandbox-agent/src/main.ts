@@ -1,5 +1,6 @@
 import { configHelpText, loadAgentConfig } from './config/agent-config.js';
 import { startAgent } from './agent-server.js';
+import { makeNonDumpable, type DumpState } from './non-dumpable.js';
 import { watchParent } from './parent-watch.js';
 
 const parentPid = process.ppid;
@@ -23,8 +24,10 @@ function main(): void {
     process.exit(1);
   }
 
+  // Before the shell starts (startAgent): no command may run while the agent is still dumpable (issue 22 item 4).
+  const dumpState: DumpState = loaded.config.dumpable ? { nonDumpable: false, reason: 'SANDBOX_DUMPABLE=1' } : makeNonDumpable();
   if (loaded.config.exitWithParent) watchParent(parentPid);
-  startAgent(loaded.config).catch((err: unknown) => {
+  startAgent(loaded.config, dumpState).catch((err: unknown) => {
     process.stderr.write(`sandbox-agent: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   });

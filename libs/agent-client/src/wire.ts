@@ -192,4 +192,6 @@ export interface HealthResponse {
   status: 'ok';
   assigned: boolean;
   busy: boolean;
+  /** False when the agent's commands can trace it and read its memory (issue 22 item 4); absent from older agents. */
+  nonDumpable?: boolean;
 }

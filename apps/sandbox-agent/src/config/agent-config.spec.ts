@@ -15,7 +15,7 @@ describe(loadAgentConfig.name, () => {
     expect(r.config).toMatchObject({
       authToken: undefined, port: 8090, host: '0.0.0.0', workdir: dir, outputDir: join(dir, '.cli-mcp'), shell: 'bash',
       defaultTimeoutSeconds: 60, maxTimeoutSeconds: 300, outputBufferBytes: 262_144, killGraceMs: 500, logLevel: 'info',
-      readyFd: undefined, exitWithParent: false, socketPath: undefined, listenFd: undefined,
+      readyFd: undefined, exitWithParent: false, dumpable: false, socketPath: undefined, listenFd: undefined,
       spill: { thresholdBytes: 16_384, maxFileBytes: 268_435_456, maxCommands: 20, maxTotalBytes: 536_870_912 },
     });
   });
@@ -27,10 +27,11 @@ describe(loadAgentConfig.name, () => {
       SANDBOX_MAX_TIMEOUT_SECONDS: '10', SANDBOX_OUTPUT_BUFFER_BYTES: '4096', SANDBOX_SPILL_THRESHOLD_BYTES: '2048',
       SANDBOX_SPILL_MAX_FILE_BYTES: '9', SANDBOX_SPILL_MAX_COMMANDS: '3', SANDBOX_SPILL_MAX_TOTAL_BYTES: '99',
       SANDBOX_KILL_GRACE_MS: '0', SANDBOX_LOG_LEVEL: 'DEBUG', SANDBOX_READY_FD: '3', SANDBOX_EXIT_WITH_PARENT: '1',
+      SANDBOX_DUMPABLE: 'yes',
     }, '/');
     expect(r.ok && r.config).toMatchObject({
       authToken: 't', port: 0, host: '127.0.0.1', outputDir: null, shell: '/bin/bash', defaultTimeoutSeconds: 5,
-      maxTimeoutSeconds: 10, outputBufferBytes: 4096, killGraceMs: 0, logLevel: 'debug', readyFd: 3, exitWithParent: true,
+      maxTimeoutSeconds: 10, outputBufferBytes: 4096, killGraceMs: 0, logLevel: 'debug', readyFd: 3, exitWithParent: true, dumpable: true,
       spill: { thresholdBytes: 2048, maxFileBytes: 9, maxCommands: 3, maxTotalBytes: 99 },
     });
   });

@@ -47,6 +47,8 @@ export interface AgentConfig {
   readyFd: number | undefined;
   /** Exit (killing the shell) when the parent process goes away (used by the local backend). */
   exitWithParent: boolean;
+  /** `SANDBOX_DUMPABLE=1`: stay dumpable, so a debugger (and every command) can attach (issue 22 item 4). */
+  dumpable: boolean;
 }
 
 export type ConfigResult = { ok: true; config: AgentConfig } | { ok: false; problems: string[] };
@@ -76,6 +78,7 @@ export const CONFIG_HELP: ReadonlyArray<readonly [name: string, fallback: string
   ['SANDBOX_LOG_LEVEL', 'info', `one of ${LOG_LEVELS.join(', ')} (JSON logs on stderr)`],
   ['SANDBOX_READY_FD', '(unset)', 'file descriptor that receives "<port>\\n" (or "unix\\n" with SANDBOX_AGENT_SOCKET) once listening'],
   ['SANDBOX_EXIT_WITH_PARENT', '0', '1 → exit (killing the shell) when the parent process dies'],
+  ['SANDBOX_DUMPABLE', '0', '1 → stay dumpable: commands (and debuggers) may then trace the agent and read its memory'],
 ];
 
 export function configHelpText(): string {
@@ -115,6 +118,7 @@ export function loadAgentConfig(env: Env = process.env, cwd: string = process.cw
   const readyFdRaw = rawValue(env, 'SANDBOX_READY_FD');
   const readyFd = readyFdRaw === undefined ? undefined : readInteger(env, problems, 'SANDBOX_READY_FD', -1, 0, 65_535);
   const exitWithParent = readBoolean(env, problems, 'SANDBOX_EXIT_WITH_PARENT', false);
+  const dumpable = readBoolean(env, problems, 'SANDBOX_DUMPABLE', false);
   const shell = rawValue(env, 'SANDBOX_SHELL') ?? 'bash';
 
   if (problems.list.length > 0) return { ok: false, problems: problems.list };
@@ -125,7 +129,7 @@ export function loadAgentConfig(env: Env = process.env, cwd: string = process.cw
       port, host, socketPath, listenFd, workdir, outputDir, shell,
       shellEnv: buildShellEnv(env),
       defaultTimeoutSeconds, maxTimeoutSeconds, outputBufferBytes, spill,
-      killGraceMs, killSettleMs: 300, logLevel, readyFd, exitWithParent,
+      killGraceMs, killSettleMs: 300, logLevel, readyFd, exitWithParent, dumpable,
     },
   };
 }

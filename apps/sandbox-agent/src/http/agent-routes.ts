@@ -2,6 +2,7 @@ import type { ExecService } from '../exec/exec-service.js';
 import type { AgentLog } from '../logging/agent-logger.js';
 import type { ShellEngine } from '../shell/shell-engine.js';
 import type { AssignmentState } from '../state/assignment-state.js';
+import type { DumpState } from '../non-dumpable.js';
 import type { AgentRoute, RouteTable } from './agent-route.js';
 import { AssignController } from './assign.controller.js';
 import { ExecController } from './exec.controller.js';
@@ -12,6 +13,7 @@ export interface AgentParts {
   engine: ShellEngine;
   exec: ExecService;
   assignment: AssignmentState;
+  dumpState: DumpState;
 }
 
 /**
@@ -21,7 +23,7 @@ export interface AgentParts {
 export function agentRoutes(parts: AgentParts): RouteTable {
   const exec = new ExecController(parts.exec);
   const assign = new AssignController(parts.assignment, parts.log);
-  const health = new HealthController(parts.engine, parts.exec, parts.assignment);
+  const health = new HealthController(parts.engine, parts.exec, parts.assignment, parts.dumpState);
   return new Map<string, AgentRoute>([
     ['/exec', { method: 'POST', bearer: true, handle: (request) => exec.run(request) }],
     ['/cancel', { method: 'POST', bearer: true, handle: (request) => exec.cancel(request) }],

@@ -12,8 +12,15 @@ export const SYSTEM_ENTRIES = ['usr', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'l
 export const PRIVATE_DIRS = ['/tmp', '/var/tmp', '/run'] as const;
 /** Paths the sandbox layout owns; `--local-ro-bind` may not cover them. */
 export const RESERVED_PATHS = ['/', '/workspace', '/.cli-mcp', '/proc', '/dev', ...PRIVATE_DIRS] as const;
-/** node-pty (tty mode, loaded lazily by the agent) needs only these parts of its package at run time. */
-const NODE_PTY_PARTS = ['package.json', 'lib', 'build/Release'] as const;
+/**
+ * The agent's native packages and the parts of each it needs at run time: node-pty (tty mode, loaded lazily) and
+ * koffi with its prebuilt module for this platform (prctl at start: a non-dumpable agent, issue 22 item 4).
+ */
+const RUNTIME_PACKAGES: ReadonlyArray<{ readonly name: string; readonly parts: readonly string[] }> = [
+  { name: 'node-pty', parts: ['package.json', 'lib', 'build/Release'] },
+  { name: 'koffi', parts: ['package.json', 'index.cjs', 'src'] },
+  { name: `@koromix/koffi-${process.platform}-${process.arch}`, parts: ['.'] },
+];
 
 /** One host-sourced entry of the sandbox's filesystem, in mount order. */
 export type ViewMount =
@@ -63,13 +70,14 @@ export async function planViewBase(input: ViewBaseInput): Promise<ViewBase> {
   const entryReal = await hostFs.realpath(input.agentEntry).catch(() => resolve(input.agentEntry));
   const bundleDir = dirname(entryReal);
   mounts.push({ kind: 'ro-bind', source: bundleDir, dest: SANDBOX_AGENT_DIR });
-  const ptyParent = await hostFs.findUp(bundleDir, 'node_modules/node-pty');
-  if (ptyParent !== undefined) {
-    for (const part of NODE_PTY_PARTS) {
-      const source = join(ptyParent, 'node_modules/node-pty', part);
+  for (const { name, parts } of RUNTIME_PACKAGES) {
+    const parent = await hostFs.findUp(bundleDir, `node_modules/${name}`);
+    if (parent === undefined) continue;
+    for (const part of parts) {
+      const source = join(parent, 'node_modules', name, part);
       if ((await hostFs.isFile(source)) || (await hostFs.isDirectory(source))) {
-        // Beside the bundle, where `import('node-pty')` from it looks next (the bundle's own directory is read-only).
-        mounts.push({ kind: 'ro-bind', source, dest: posix.join(SANDBOX_AGENT_DIR, '../node_modules/node-pty', part) });
+        // Beside the bundle, where a require or import from it looks next (the bundle's own directory is read-only).
+        mounts.push({ kind: 'ro-bind', source, dest: posix.join(SANDBOX_AGENT_DIR, '../node_modules', name, part) });
       }
     }
   }

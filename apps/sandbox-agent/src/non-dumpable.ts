@@ -1,0 +1,46 @@
+/**
+ * Issue 22 item 4: the commands the agent runs must not trace it (`strace -p $PPID`, `gdb -p`) nor read its
+ * `/proc/<pid>/environ` (the session token, when it came in the environment) or `/proc/<pid>/mem`. They run as the
+ * agent's own user, so the kernel's ptrace access check lets them — unless the agent is not dumpable: then it asks
+ * for CAP_SYS_PTRACE in the agent's user namespace, which no sandbox command has (ptrace(2), "Ptrace access mode
+ * checking"). Node has no prctl(2), so it is called through koffi's FFI (prebuilt per platform; no compiler).
+ * The flag is per process and execve of a readable binary resets it, so bash and what it runs stay dumpable:
+ * they are the user's own (docs/security.md "The agent out of its commands' reach").
+ */
+
+import { createRequire } from 'node:module';
+
+/** prctl(2) options (linux/prctl.h). */
+const PR_GET_DUMPABLE = 3;
+const PR_SET_DUMPABLE = 4;
+
+/** prctl(2) with the arguments this module needs; returns what the system call returns. */
+export type Prctl = (option: number, value: number) => number;
+
+/** Whether the agent made itself non-dumpable, and if not, why (logged at start, shown by `/health`). */
+export type DumpState = { readonly nonDumpable: true } | { readonly nonDumpable: false; readonly reason: string };
+
+/** Makes the calling process non-dumpable and checks that it took; `load` is the port to prctl(2). */
+export function makeNonDumpable(load: () => Prctl = loadPrctl): DumpState {
+  let prctl: Prctl;
+  try {
+    prctl = load();
+  } catch (err) {
+    return { nonDumpable: false, reason: `prctl(2) is unavailable: ${err instanceof Error ? err.message : String(err)}` };
+  }
+  if (prctl(PR_SET_DUMPABLE, 0) !== 0) return { nonDumpable: false, reason: 'prctl(PR_SET_DUMPABLE, 0) failed' };
+  const now = prctl(PR_GET_DUMPABLE, 0);
+  return now === 0 ? { nonDumpable: true } : { nonDumpable: false, reason: `PR_GET_DUMPABLE still says ${now}` };
+}
+
+/** The default port: prctl from the C library through koffi (an optional dependency, kept out of the bundle). */
+export function loadPrctl(): Prctl {
+  if (process.platform !== 'linux') throw new Error(`not Linux (${process.platform})`);
+  // Synchronous: the bundle is CommonJS and must not start Node's ES-module loader (docs/agent.md); the unbundled
+  // ES-module build (tests) has no `require` of its own.
+  const requireHere = typeof require === 'function' ? require : createRequire(import.meta.url);
+  const koffi = requireHere('koffi') as typeof import('koffi');
+  const libc = koffi.load('libc.so.6');
+  const prctl = libc.func('int prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5)');
+  return (option, value) => prctl(option, value, 0, 0, 0) as number;
+}
