@@ -1,0 +1,62 @@
+/**
+ * Issue 22 item 4, attacked from inside a real bubblewrap sandbox with the real agent and bash: a command tries
+ * to ptrace its own agent (`strace -p`, `gdb -p`) and to read its `/proc/<pid>/environ` (where the session token
+ * is) and `/proc/<pid>/mem`. Each must fail. The same attacks against a dumpable process of the same user in the
+ * same sandbox (a `sleep` the command started) must succeed: that proves the probes would see a success.
+ */
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentBuilt, bwrapProblem } from './support/environment.js';
+import { createSessionStack, type SessionStack } from './support/session-stack.js';
+
+const skip = !agentBuilt ? 'the agent is not built' : bwrapProblem ?? (spawnSync('strace', ['-V']).error ? 'strace is not installed' : undefined);
+if (skip) console.warn(`[agent-reach] skipped: ${skip}`);
+const hasGdb = spawnSync('gdb', ['--version']).error === undefined;
+if (!skip && !hasGdb) console.warn('[agent-reach] gdb is not installed: its attach is not tried');
+
+/**
+ * One line per probe against pid $1. `timeout 1` bounds a successful strace attach (it then waits for syscalls);
+ * a refused one exits at once with 1. The mem probe reads the first mapped page (maps is readable only when
+ * mem is) or, failing that, tries to open mem at all.
+ */
+const PROBES = `probe() {
+  t=$1
+  if tr '\\0' '\\n' </proc/$t/environ 2>/dev/null | grep -q '^[A-Z]'; then echo environ=read; else echo environ=denied; fi
+  tr '\\0' '\\n' </proc/$t/environ 2>/dev/null | grep -q '^SANDBOX_AUTH_TOKEN=' && echo token=read || echo token=hidden
+  start=$(head -1 /proc/$t/maps 2>/dev/null | cut -d- -f1)
+  if [ -n "$start" ]; then n=$(dd if=/proc/$t/mem bs=4096 skip=$((0x$start / 4096)) count=1 2>/dev/null | wc -c); else n=$(dd if=/proc/$t/mem bs=1 count=1 2>/dev/null | wc -c); fi
+  echo mem=$n
+  timeout 1 strace -e trace=none -p $t >/dev/null 2>&1; echo strace=$?
+  if command -v gdb >/dev/null; then gdb -nx -batch -ex 'info proc' -p $t 2>/dev/null | grep -q "^process $t" && echo gdb=attached || echo gdb=refused; fi
+}`;
+
+describe.skipIf(skip !== undefined)('a sandbox command cannot reach into its agent (issue 22 item 4)', () => {
+  let stack: SessionStack;
+
+  beforeAll(async () => {
+    stack = await createSessionStack('bwrap', { network: 'none' });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('cannot trace the agent or read its environment or memory; a dumpable process of its own can be', async () => {
+    const seen = await stack.run('s-reach', [
+      PROBES,
+      // The command's parent is the agent itself (the shell's parent).
+      'agent=$(ps -o ppid= -p $$ | tr -d " ")',
+      'tr "\\0" " " </proc/$agent/cmdline; echo',
+      'echo "== agent"; probe $agent',
+      'sleep 30 & control=$!',
+      'echo "== control"; probe $control',
+      'kill $control',
+    ].join('\n'));
+    const [cmdline, ...rest] = seen.response.stdout.split('\n');
+    expect(cmdline).toMatch(/\/\.cli-mcp\/agent\/main\.js $/);
+    const gdb = (result: string): string[] => (hasGdb ? [`gdb=${result}`] : []);
+    expect(rest).toEqual([
+      '== agent', 'environ=denied', 'token=hidden', 'mem=0', 'strace=1', ...gdb('refused'),
+      '== control', 'environ=read', 'token=hidden', 'mem=4096', 'strace=124', ...gdb('attached'),
+    ]);
+  });
+});
