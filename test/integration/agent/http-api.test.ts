@@ -58,7 +58,7 @@ describe('sandbox-agent: HTTP API', () => {
     expectError(await agent.call('POST', '/assign', BIG), 413, 'body_too_large', 'request body too large');
     expectError(await agent.call('POST', '/assign', { token: '' }), 400, 'token_required', 'token is required');
     expectError(await agent.call('POST', '/assign', { token: 3 }), 400, 'invalid_body', 'invalid request body');
-    expect((await agent.call('GET', '/health')).json).toEqual({ status: 'ok', assigned: false, busy: false });
+    expect((await agent.call('GET', '/health')).json).toEqual({ status: 'ok', assigned: false, busy: false, nonDumpable: true });
     const ok = await agent.call('POST', '/assign', { token: 'warm-pool-token' });
     expect(ok.status).toBe(200);
     expect(ok.json).toEqual({});
@@ -68,7 +68,7 @@ describe('sandbox-agent: HTTP API', () => {
     expectError(await agent.call('POST', '/assign', { token: 'second' }), 409, 'already_assigned', 'already assigned');
     expectError(await agent.call('POST', '/assign', { token: 'warm-pool-token-2' }), 409, 'already_assigned', 'already assigned');
     expectError(await agent.call('POST', '/assign', 'nope'), 400, 'invalid_body', 'invalid request body');
-    expect((await agent.call('GET', '/health')).json).toEqual({ status: 'ok', assigned: true, busy: false });
+    expect((await agent.call('GET', '/health')).json).toEqual({ status: 'ok', assigned: true, busy: false, nonDumpable: true });
     expect((await agent.exec('echo from_warm_pool').catch(() => undefined))).toBeUndefined();
     const r = await agent.execRaw({ command: 'echo from_warm_pool' }, 'warm-pool-token');
     expect(r.json.stdout).toBe('from_warm_pool');
@@ -97,7 +97,7 @@ describe('sandbox-agent: HTTP API', () => {
     const agent = await startAgent();
     const health = await agent.call('GET', '/health');
     expect(health.status).toBe(200);
-    expect(health.json).toEqual({ status: 'ok', assigned: true, busy: false });
+    expect(health.json).toEqual({ status: 'ok', assigned: true, busy: false, nonDumpable: true });
     const head = await agent.call('HEAD', '/health');
     expect(head.status).toBe(200);
     expect(head.text).toBe('');

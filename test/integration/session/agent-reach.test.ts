@@ -47,6 +47,8 @@ describe.skipIf(skip !== undefined)('a sandbox command cannot reach into its age
       'agent=$(ps -o ppid= -p $$ | tr -d " ")',
       'tr "\\0" " " </proc/$agent/cmdline; echo',
       'echo "== agent"; probe $agent',
+      // The shell stays dumpable: it is the user's own (execve of a readable binary resets the flag).
+      'tr "\\0" "\\n" </proc/$$/environ | grep -q "^PATH=" && echo shell=readable',
       'sleep 30 & control=$!',
       'echo "== control"; probe $control',
       'kill $control',
@@ -55,7 +57,7 @@ describe.skipIf(skip !== undefined)('a sandbox command cannot reach into its age
     expect(cmdline).toMatch(/\/\.cli-mcp\/agent\/main\.js $/);
     const gdb = (result: string): string[] => (hasGdb ? [`gdb=${result}`] : []);
     expect(rest).toEqual([
-      '== agent', 'environ=denied', 'token=hidden', 'mem=0', 'strace=1', ...gdb('refused'),
+      '== agent', 'environ=denied', 'token=hidden', 'mem=0', 'strace=1', ...gdb('refused'), 'shell=readable',
       '== control', 'environ=read', 'token=hidden', 'mem=4096', 'strace=124', ...gdb('attached'),
     ]);
   });
