@@ -1,5 +1,6 @@
 // Sandbox agent benchmark (issue 11): `POST /exec true` on TCP loopback and over the Unix socket against
-// spawn-per-command (`bash -c true`), in alternating rounds; start → healthy and the idle footprint.
+// spawn-per-command (`bash -c true`), in alternating rounds; start → healthy and the idle footprint, and what
+// being non-dumpable costs (issue 22 item 4: koffi loaded and prctl called before the shell starts).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { AgentClient } from '../dist/libs/agent-client/src/index.js';
@@ -33,7 +34,7 @@ function imageEntrypoint() {
 }
 
 export async function runAgentBench() {
-  const [idle, image] = await footprints([{}, { entry: imageEntrypoint() }], STARTS);
+  const [idle, image, dumpable] = await footprints([{}, { entry: imageEntrypoint() }, { env: { SANDBOX_DUMPABLE: '1' } }], STARTS);
 
   const tcp = await startAgent();
   const unix = await startAgent({ socket: true });
@@ -63,6 +64,8 @@ export async function runAgentBench() {
     [`RSS / anonymous after ${ROUNDS * CALLS + WARMUP} execs (TCP agent)`, `${afterTcp.rss.toFixed(1)} / ${afterTcp.anonymous.toFixed(1)} MB`, ''],
     [`image ENTRYPOINT (node ${imageEntrypoint().join(' ').replace(REPO, '…/')}): start → healthy`, `${ms(image.healthy.median)} (max ${ms(image.healthy.max)})`, '≤ 100 ms'],
     ['image ENTRYPOINT: idle RSS / anonymous', `${image.rss.toFixed(1)} / ${image.anonymous.toFixed(1)} MB`, '≤ 45 MB (Node 20) / ≤ 25 MB (Node 24)'],
+    ['non-dumpable (default) − dumpable (SANDBOX_DUMPABLE=1): start → healthy', `${ms(idle.healthy.median - dumpable.healthy.median)} (${ms(idle.healthy.median)} vs ${ms(dumpable.healthy.median)})`, ''],
+    ['non-dumpable − dumpable: idle RSS / anonymous', `${(idle.rss - dumpable.rss).toFixed(1)} / ${(idle.anonymous - dumpable.anonymous).toFixed(1)} MB`, ''],
   ]);
   for (const [where, result] of [['TCP loopback', onTcp], ['Unix socket', onUnix]]) {
     atMostMs('agent', `POST /exec true p50, ${where}`, roundP50(result).median, 0.7);

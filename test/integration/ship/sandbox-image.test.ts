@@ -64,11 +64,11 @@ describeWhenReady('sandbox image (docker/Containerfile.sandbox) run as its pod',
     try {
       await agent.waitFor(/"msg":"listening"/);
       const [command, ...args] = netns.wrap(probe);
-      expect(JSON.parse(execFileSync(command!, args, { encoding: 'utf8' }))).toMatchObject({ status: 'ok', assigned: true });
-      const pipe = await exec(netns, { command: 'id -u; pwd; echo "$HOME"; echo data > notes && cat notes; touch /opt/x 2>&1 || echo ro-root' });
+      expect(JSON.parse(execFileSync(command!, args, { encoding: 'utf8' }))).toMatchObject({ status: 'ok', assigned: true, nonDumpable: true });
+      const pipe = await exec(netns, { command: 'id -u; pwd; echo "$HOME"; echo data > notes && cat notes; touch /opt/x 2>&1 || echo ro-root; cat /proc/$PPID/environ >/dev/null 2>&1 && echo agent-environ-read || echo agent-environ-denied' });
       expect(pipe.status).toBe(200);
       const result = JSON.parse(pipe.body) as { stdout: string; exit_code: number };
-      expect(result.stdout.split('\n')).toEqual([String(uid), '/workspace', '/workspace', 'data', expect.stringContaining('Read-only file system'), 'ro-root']);
+      expect(result.stdout.split('\n')).toEqual([String(uid), '/workspace', '/workspace', 'data', expect.stringContaining('Read-only file system'), 'ro-root', 'agent-environ-denied']);
       const tty = JSON.parse((await exec(netns, { command: 'test -t 1 && echo terminal', tty: true })).body) as { stdout: string; exit_code: number };
       expect(tty).toMatchObject({ stdout: 'terminal', exit_code: 0 });
     } finally {
@@ -90,12 +90,14 @@ describeWhenReady('sandbox image (docker/Containerfile.sandbox) run as its pod',
     }
   }, 60_000);
 
-  it('holds runtime files only: the agent bundle and node-pty (no launcher: the ENTRYPOINT runs the bundle) — no sources, no test support', () => {
+  it('holds runtime files only: the agent bundle, node-pty and koffi (no launcher: the ENTRYPOINT runs the bundle) — no sources, no test support', () => {
     const ours = listTree(join(image.root, 'opt/sandbox-agent')).filter((path) => !path.startsWith('node_modules/'));
     expect(ours.filter((path) => path.endsWith('.ts') || isTestSupport(path))).toEqual([]);
     expect(ours).toContain('dist/sandbox-agent/main.js');
     expect(ours.filter((path) => path.startsWith('bin/'))).toEqual([]);
     expect(listTree(join(image.root, 'opt/sandbox-agent/node_modules')).map((path) => path.split('/')[0])).toEqual(expect.arrayContaining(['node-pty']));
-    expect(new Set(listTree(join(image.root, 'opt/sandbox-agent/node_modules')).map((path) => path.split('/')[0]))).toEqual(new Set(['node-pty']));
+    expect(new Set(listTree(join(image.root, 'opt/sandbox-agent/node_modules')).map((path) => path.split('/')[0]))).toEqual(new Set(['node-pty', 'koffi', '@koromix']));
+    // koffi's prebuilt module for this platform only (npm skips the other optional @koromix packages).
+    expect(new Set(listTree(join(image.root, 'opt/sandbox-agent/node_modules/@koromix')).map((path) => path.split('/')[0]))).toEqual(new Set([`koffi-linux-${process.arch}`]));
   });
 });
