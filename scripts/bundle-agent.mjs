@@ -31,8 +31,8 @@ await build({
   minify: true,
   sourcemap: 'linked',
   logLevel: 'error',
-  // Native, so loaded from node_modules: node-pty on the first tty command, koffi (prctl, non-dumpable) at start.
-  external: ['node-pty', 'koffi'],
+  // Native, so loaded from node_modules: node-pty on the first tty command, koffi's prebuilt module at start.
+  external: ['node-pty', /* prctl: non-dumpable, issue 22 item 4 */ '@koromix/*'],
   plugins: [agentClientWireOnly],
 });
 writeFileSync(`${outdir}/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);

@@ -9,6 +9,7 @@
  */
 
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 /** prctl(2) options (linux/prctl.h). */
 const PR_GET_DUMPABLE = 3;
@@ -26,21 +27,43 @@ export function makeNonDumpable(load: () => Prctl = loadPrctl): DumpState {
   try {
     prctl = load();
   } catch (err) {
-    return { nonDumpable: false, reason: `prctl(2) is unavailable: ${err instanceof Error ? err.message : String(err)}` };
+    // The first line: Node appends the require stack, full of host paths.
+    return { nonDumpable: false, reason: `prctl(2) is unavailable: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}` };
   }
   if (prctl(PR_SET_DUMPABLE, 0) !== 0) return { nonDumpable: false, reason: 'prctl(PR_SET_DUMPABLE, 0) failed' };
   const now = prctl(PR_GET_DUMPABLE, 0);
   return now === 0 ? { nonDumpable: true } : { nonDumpable: false, reason: `PR_GET_DUMPABLE still says ${now}` };
 }
 
-/** The default port: prctl from the C library through koffi (an optional dependency, kept out of the bundle). */
+/** What this module uses of koffi's native module (its `load` and `func`, koffi.dev "Loading libraries"). */
+interface KoffiNative {
+  load(path: string): { func(signature: string): (...args: number[]) => unknown };
+}
+
+/**
+ * The default port: prctl from the C library through koffi's prebuilt module for this platform
+ * (`@koromix/koffi-<platform>-<arch>`, which the `koffi` dependency installs), opened directly: koffi's own entry
+ * costs 10–15 ms more at every start (it reads the Node binary's ELF header to pick glibc or musl, among other
+ * things), measured by bench/agent.bench.mjs. glibc's build first, then musl's.
+ */
 export function loadPrctl(): Prctl {
   if (process.platform !== 'linux') throw new Error(`not Linux (${process.platform})`);
   // Synchronous: the bundle is CommonJS and must not start Node's ES-module loader (docs/agent.md); the unbundled
   // ES-module build (tests) has no `require` of its own.
   const requireHere = typeof require === 'function' ? require : createRequire(import.meta.url);
-  const koffi = requireHere('koffi') as typeof import('koffi');
-  const libc = koffi.load('libc.so.6');
-  const prctl = libc.func('int prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5)');
+  const pkg = `@koromix/koffi-${process.platform}-${process.arch}`;
+  const dir = dirname(requireHere.resolve(`${pkg}/package.json`));
+  let native: KoffiNative | undefined;
+  const failures: string[] = [];
+  for (const libc of ['linux', 'musl']) {
+    try {
+      native = requireHere(join(dir, `${libc}_${process.arch}`, 'koffi.node')) as KoffiNative;
+      break;
+    } catch (err) {
+      failures.push(err instanceof Error ? err.message.split('\n')[0]! : String(err));
+    }
+  }
+  if (native === undefined) throw new Error(`${pkg} did not load: ${failures.join('; ')}`);
+  const prctl = native.load('libc.so.6').func('int prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5)');
   return (option, value) => prctl(option, value, 0, 0, 0) as number;
 }

@@ -14,11 +14,10 @@ export const PRIVATE_DIRS = ['/tmp', '/var/tmp', '/run'] as const;
 export const RESERVED_PATHS = ['/', '/workspace', '/.cli-mcp', '/proc', '/dev', ...PRIVATE_DIRS] as const;
 /**
  * The agent's native packages and the parts of each it needs at run time: node-pty (tty mode, loaded lazily) and
- * koffi with its prebuilt module for this platform (prctl at start: a non-dumpable agent, issue 22 item 4).
+ * koffi's prebuilt module for this platform (prctl at start: a non-dumpable agent, issue 22 item 4).
  */
 const RUNTIME_PACKAGES: ReadonlyArray<{ readonly name: string; readonly parts: readonly string[] }> = [
   { name: 'node-pty', parts: ['package.json', 'lib', 'build/Release'] },
-  { name: 'koffi', parts: ['package.json', 'index.cjs', 'src'] },
   { name: `@koromix/koffi-${process.platform}-${process.arch}`, parts: ['.'] },
 ];
 
