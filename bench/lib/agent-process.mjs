@@ -70,7 +70,12 @@ export async function rssMb(pid) {
  * process maps, file-backed ones included).
  */
 export async function memoryMb(pid) {
-  const text = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const text = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch((error) => {
+    // A non-dumpable agent's smaps_rollup is closed to its own user without CAP_SYS_PTRACE (issue 22 item 4):
+    // /proc/<pid>/status is not, and has the same Rss and anonymous figures (not the private ones).
+    if (error.code !== 'EACCES') throw error;
+    return readFile(`/proc/${pid}/status`, 'utf8').then((status) => status.replace(/^VmRSS:/m, 'Rss:').replace(/^RssAnon:/m, 'Anonymous:'));
+  });
   const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
   return {
     rss: kb('Rss') / 1024,
