@@ -62,6 +62,15 @@ describe('sandbox-agent: yield at the yield point (C-MCP-11)', () => {
     expect((await agent.exec(`wait ${r.job}; echo $?`, { timeout: 30 })).stdout).toBe('0');
   });
 
+  it('with an ERR trap a program stays in the shell: stopping it would run the trap (oracle counterexample)', async () => {
+    await agent.exec("trap 'echo ERR-TRAP-RAN' ERR");
+    const r = await agent.exec('sleep 2.5', { yield_after: YIELD, timeout: 30 });
+    expect(r).toMatchObject({ running: true, yield_mode: 'shell' });
+    const after = await agent.exec('echo after; trap - ERR', { timeout: 30 });
+    expect(after.stdout).toBe('after');
+    expect(`${r.stdout}${after.stdout}`).not.toContain('ERR-TRAP-RAN');
+  });
+
   it('a builtin while loop runs as a subshell job, and keeps going until told', async () => {
     const r = await agent.exec('while true; do sleep 0.1; [ -e stop-loop ] && break; done; echo stopped', { yield_after: YIELD, timeout: 60 });
     expect(r).toMatchObject({ running: true, yield_mode: 'job' });

@@ -156,6 +156,8 @@ export class BashProcess {
     this.child.stdin.destroy();
     this.body.remove();
     rmSync(this.jobsPath, { force: true });
+    // Where the head writes `trap -p ERR` (command-script.ts ERR_TRAP_CHECK).
+    rmSync(`${this.body.path}.t`, { force: true });
     this.children.close();
   }
 }

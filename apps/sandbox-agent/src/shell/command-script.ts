@@ -104,6 +104,16 @@ const STOP_TRAP = '__climcp_s=1; builtin break 1000000 2>/dev/null';
 const COMMAND_REDIRECTIONS = '</dev/null >&"$__climcp_o" 2>&"$__climcp_e" {__climcp_o}>&- {__climcp_e}>&-';
 
 /**
+ * C-MCP-11, found by the shape oracle (shape-oracle.test.ts): stopping a job at the yield point gives the shell status
+ * 147, which runs the user's ERR trap (`trap 'exit 1' ERR` would end the shell). A detachable mode falls back to S
+ * when an ERR trap is set. bash 5.2 prints traps only to a stream, so `trap -p ERR` goes to a file next to the body
+ * file (`$__climcp_F.t`): three syscalls, only for a command that runs a program anyway; a failed write means S too.
+ * At top level, not in the head: a function does not see the ERR trap (it is not inherited without `set -E`).
+ */
+const ERR_TRAP_CHECK =
+  '[[ $__climcp_m == S ]] || { builtin trap -p ERR >"$__climcp_F.t" && [[ ! -s $__climcp_F.t ]]; } || __climcp_m=S; ';
+
+/**
  * What every command line evals (issue 11, "One read"): head, the user's eval in the one-iteration loop, tail — the
  * protocol's part of the former per-command line, now parsed from a variable instead of read from the pipe. One
  * group puts stdout/stderr on /dev/null for all three (round 4: head and tail had a group each; every redirection
@@ -111,7 +121,8 @@ const COMMAND_REDIRECTIONS = '</dev/null >&"$__climcp_o" 2>&"$__climcp_e" {__cli
  * from its own group inside it.
  */
 const COMMAND_TEXT =
-  '{ __climcp_b; for __climcp_l in 1; do [[ -z ${__climcp_s-} ]] || builtin break; ' +
+  `{ __climcp_b; ${ERR_TRAP_CHECK}__climcp_h; ` +
+  'for __climcp_l in 1; do [[ -z ${__climcp_s-} ]] || builtin break; ' +
   `{ builtin eval "$__climcp_x$__climcp_c"; } ${COMMAND_REDIRECTIONS}; done; ` +
   '__climcp_f "$?"; } >/dev/null 2>&1';
 
@@ -182,13 +193,15 @@ export const SHELL_SETUP = [
   // followed by the mode the command runs in (C-MCP-11, command-shape.ts): D (detachable job), J (run as a
   // subshell: the eval'd text becomes `( command\n)`), W (a lone wait) or S (in the shell). D/J/W fall back to S when
   // a WORD is an alias or a function (it would not mean what the agent read), under `set -e` (stopping a job would
-  // end the shell) and without job control (`set +m`).
+  // end the shell) and without job control (`set +m`); COMMAND_TEXT adds an ERR trap (ERR_TRAP_CHECK).
   '__climcp_b() { __climcp_s=; builtin trap "$__climcp_T" USR1; __climcp_G=; ' +
     '{ builtin . "$__climcp_F" && [[ $__climcp_G == "$__climcp_g" ]]; } || { __climcp_c=$__climcp_L; __climcp_m=S; }; ' +
     '[[ -n ${__climcp_a-} && $__climcp_m != I ]] && builtin shopt -s expand_aliases; ' +
     'case $__climcp_m in [DJW]) case $- in *e*) __climcp_m=S;; *m*) ;; *) __climcp_m=S;; esac; ' +
-    'for __climcp_i in "${__climcp_W[@]}"; do if [[ -n ${BASH_ALIASES[$__climcp_i]+x} ]] || builtin declare -F -- "$__climcp_i"; then __climcp_m=S; builtin break; fi; done; ' +
-    `[[ $__climcp_m == J ]] && __climcp_c="( $__climcp_c"$'\\n'")";; I) __climcp_m=S;; esac; ${INSTALL_KEPT_WAIT}` +
+    'for __climcp_i in "${__climcp_W[@]}"; do if [[ -n ${BASH_ALIASES[$__climcp_i]+x} ]] || builtin declare -F -- "$__climcp_i"; then __climcp_m=S; builtin break; fi; done;; ' +
+    `I) __climcp_m=S;; esac; ${INSTALL_KEPT_WAIT}}`,
+  // `__climcp_h`, after ERR_TRAP_CHECK: a J command's eval'd text becomes `( command\n)`; the start markers.
+  '__climcp_h() { [[ $__climcp_m == J ]] && __climcp_c="( $__climcp_c"$\'\\n\'")"; ' +
     'builtin printf \'%s%sS%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_o"; ' +
     'builtin printf \'%s%sS%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_e"; }',
   // `__climcp_y OUT ERR MARKER` (C-MCP-11): the stopped job keeps the shell's current output streams; the shell moves

@@ -54,6 +54,14 @@ describe(commandShape.name, () => {
     ['exit in a list', 'sleep 1; exit 3'],
     ['wait in a list', 'sleep 1 & wait'],
     ['a comment in a substitution', 'echo $(ls # x\n); sleep 1'],
+    // Counterexamples the oracle found (test/integration/agent/shape-oracle.test.ts); each lost state or a job.
+    ['an assignment with a redirection (`2` is not the command)', 'sleep 1; x=1 2>&1'],
+    ['`[[ … -eq … ]]` evaluates arithmetic', 'sleep 1; [[ n++ -eq 0 ]]'],
+    ['old arithmetic expansion', 'sleep 1; echo $[n=3]'],
+    ['`set -e` before the job (stopping it would end the shell)', 'set -e; sleep 100'],
+    ['`shopt` before the job', 'shopt -so errexit; sleep 100'],
+    ['an asynchronous list inside a subshell', '( sleep 100 & )'],
+    ['a named file descriptor', 'sleep 1; echo hi {fd}>/dev/null'],
   ])('stays in the shell: %s', (_name, command) => {
     expect(kind(command)).toBe('shell');
   });

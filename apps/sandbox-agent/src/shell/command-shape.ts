@@ -26,8 +26,12 @@ const BUILTINS = new Set(('alias bg bind break builtin caller cd command compgen
   'typeset ulimit umask unalias unset wait . : [').split(' '));
 /** Builtins that change nothing a later command could see (so they may run in a subshell). */
 const PURE_BUILTINS = new Set(['echo', 'printf', 'pwd', 'test', '[', 'true', 'false', ':', 'type', 'help', 'times', 'break', 'continue']);
-/** Builtins that never start a job: they may precede the detachable last statement. */
-const STATE_BUILTINS = new Set(['cd', 'pushd', 'popd', 'export', 'unset', 'set', 'shopt', 'alias', 'unalias', 'umask',
+/**
+ * Builtins that never start a job: they may precede the detachable last statement. Not `set` or `shopt` (oracle,
+ * shape-oracle.test.ts): `set -e; sleep 9` turns on errexit after the head checked for it, and stopping the job
+ * would then end the shell.
+ */
+const STATE_BUILTINS = new Set(['cd', 'pushd', 'popd', 'export', 'unset', 'alias', 'unalias', 'umask',
   'declare', 'typeset', 'readonly', 'true', 'false', ':', 'echo', 'printf', 'hash', 'ulimit']);
 const COMPOUND = new Set(['{', 'if', 'while', 'until', 'for', 'select']);
 
@@ -50,6 +54,8 @@ class Reader {
   impure = false;
   /** Something that can take long: a program or a loop (a list of pure builtins is not worth a subshell). */
   slow = false;
+  /** Something runs asynchronously (`&`), at any depth: `( cmd & )` ends at once, its job is no yield's business. */
+  async = false;
 
   constructor(private readonly tokens: Token[]) {}
 
@@ -85,6 +91,7 @@ class Reader {
       if (sep?.kind === 'op' && sep.text === '&') {
         statement.background = true;
         this.impure = true;
+        this.async = true;
       }
       if (sep?.kind === 'op' && (sep.text === '&&' || sep.text === '||')) {
         this.next();
@@ -189,7 +196,10 @@ class Reader {
     this.next();
     for (let token = this.next(); token?.text !== ']]'; token = this.next()) {
       if (!token) throw new UnsupportedShell('unclosed [[');
-      if (token.kind === 'word') this.checkWord(token.text);
+      if (token.kind !== 'word') continue;
+      this.checkWord(token.text);
+      // The operands of `-eq`… are arithmetic, which may assign (`[[ n++ -eq 0 ]]`, found by the oracle).
+      if (/^-(eq|ne|lt|le|gt|ge)$/.test(token.text)) this.impure = true;
     }
     return { type: 'compound', name: '[[', hasSubstitution: false };
   }
@@ -229,7 +239,8 @@ class Reader {
 
   /** Notes expansions that assign (`${x:=y}`, `$((x=1))`) as impure; returns whether the word substitutes commands. */
   private checkWord(word: string): boolean {
-    if (/\$\{[^}]*=/.test(word) || /\$\(\([^)]*([^=!<>]=[^=]|\+\+|--)/.test(word)) this.impure = true;
+    // `$[…]`, the old arithmetic expansion, may assign like `$((…))` (`$[n=3]`, found by the oracle).
+    if (/\$\{[^}]*=/.test(word) || /\$\(\([^)]*([^=!<>]=[^=]|\+\+|--)/.test(word) || word.includes('$[')) this.impure = true;
     return /\$\(|`|<\(|>\(/.test(word);
   }
 }
@@ -250,7 +261,7 @@ export function commandShape(command: string): CommandShape {
     if (error instanceof UnsupportedShell) return { kind: 'shell' };
     throw error;
   }
-  if (statements.length === 0 || statements.some((s) => s.background)) return { kind: 'shell' };
+  if (statements.length === 0 || reader.async) return { kind: 'shell' };
   const last = statements.at(-1)!;
   const single = statements.length === 1 && last.elements.length === 1 ? last.elements[0]! : undefined;
   if (single?.type === 'simple' && single.name === 'wait') return { kind: 'wait', words: ['wait'] };

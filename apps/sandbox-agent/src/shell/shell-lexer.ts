@@ -49,8 +49,14 @@ export function tokenize(text: string): Token[] {
       continue;
     }
     const [word, end] = readWord(text, i);
-    tokens.push(word);
     i = end;
+    if (text[i] === '<' || text[i] === '>') {
+      // `2>&1`: the digits belong to the redirection, not a word in command position (oracle: `sleep 1; x=1 2>&1`
+      // read `2` as the command). `{fd}>file` assigns the variable fd in the shell: not read further.
+      if (/^\d+$/.test(word.text)) continue;
+      if (/^\{[A-Za-z_]\w*\}$/.test(word.text)) throw new UnsupportedShell('named file descriptor');
+    }
+    tokens.push(word);
   }
   if (heredocs.length > 0) throw new UnsupportedShell('here-document body missing');
   return tokens;
