@@ -1,12 +1,13 @@
 /**
  * The oracle for the yield shape classifier (C-MCP-11, issue 19 item 6): commands generated from a grammar
  * (shape-oracle/command-grammar.ts) are classified, and real bash checks the two promises an answer makes:
- * - `subshell` (mode J): running the command as `( … )` leaves the shell state running it in the shell would;
- * - `job` or `subshell` (D/J): bash can stop the command's job and continue it as one job, with the same output.
+ * - `subshell` (mode P): running the command as `( … )` leaves the shell state running it in the shell would;
+ * - `job` or `subshell` (J/P): bash can stop the command's job and continue it as one job, with the same output.
  * The seed is fixed so CI is reproducible; ORACLE_SEED=<n> (or `random`) explores further. It is printed either way.
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { RUN_MODE } from '../../../apps/sandbox-agent/src/shell/command-script.js';
 import { commandShape } from '../../../apps/sandbox-agent/src/shell/command-shape.js';
 import { compareStates, OracleWorkspace, stopAndContinue, type Sample, type StopRun } from './shape-oracle/bash-oracle.js';
 import { sessionState, shellCommand } from './shape-oracle/command-grammar.js';
@@ -44,8 +45,8 @@ afterAll(() => workspace.close());
 function detachableSamples(pairs: ReadonlyArray<readonly [string, string]>, kinds: ReadonlySet<string>): Sample[] {
   return pairs.flatMap(([session, command]) => {
     const shape = commandShape(command);
-    if (!kinds.has(shape.kind) || shape.kind === 'shell') return [];
-    return [{ session, command, mode: shape.kind === 'subshell' ? 'J' : 'D', words: shape.words } satisfies Sample];
+    if (!kinds.has(shape.kind) || (shape.kind !== 'job' && shape.kind !== 'subshell')) return [];
+    return [{ session, command, mode: RUN_MODE[shape.kind], words: shape.words } satisfies Sample];
   });
 }
 
@@ -72,7 +73,7 @@ describe('shape classifier oracle', () => {
       const results = await compareStates(workspace, samples);
       samples.forEach((sample, i) => {
         const result = results[i]!;
-        if (result.mode !== 'J') return;
+        if (result.mode !== 'P') return;
         // A fatal error (an unbound variable under `set -u`) ends a non-interactive shell: in the shell it would
         // have ended the session shell (a state reset, C-AG-8), as a subshell only the subshell. Accepted.
         if (!result.inShell.includes('\ndeclare ')) return;
@@ -106,14 +107,14 @@ describe('shape classifier oracle', () => {
     ['sleep 0; [[ n++ -eq 0 ]]', ['sleep', '[[']],
     ['sleep 0; echo $[n=3]', ['sleep', 'echo']],
   ])('the state check catches a lost assignment: %j', async (command, words) => {
-    const [result] = await compareStates(workspace, [{ session: '', command, mode: 'J', words }]);
+    const [result] = await compareStates(workspace, [{ session: '', command, mode: 'P', words }]);
     expect(observable(result!.asSubshell, command)).not.toBe(observable(result!.inShell, command));
   });
 
   it.each([
-    ['', 'set -e; oracle_gate p1', 'D', ['set', 'oracle_gate'], 'the shell did not survive the stop'],
-    ["trap 'echo E' ERR", 'oracle_gate p1', 'D', ['oracle_gate'], 'output while stopped'],
-    ['', 'oracle_gate p1; echo p2', 'D', ['oracle_gate', 'echo'], 'output while stopped'],
+    ['', 'set -e; oracle_gate p1', 'J', ['set', 'oracle_gate'], 'the shell did not survive the stop'],
+    ["trap 'echo E' ERR", 'oracle_gate p1', 'J', ['oracle_gate'], 'output while stopped'],
+    ['', 'oracle_gate p1; echo p2', 'J', ['oracle_gate', 'echo'], 'output while stopped'],
   ] as const)('the stop check catches %j %j run as %s', async (session, command, mode, words, problem) => {
     // Without the head's fallbacks (it says S for an ERR trap), as the agent ran these before.
     const [{ stop, reference }] = await stopAndContinue(workspace, [{ session, command, mode, words, withoutFallbacks: true }]);

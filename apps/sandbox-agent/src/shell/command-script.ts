@@ -190,18 +190,19 @@ export const SHELL_SETUP = [
   // Head `__climcp_b` (the nonce is in `$__climcp_g`): re-install the stop trap (see the header), read the body file
   // (`__climcp_c`, the mode `__climcp_m`, the words `__climcp_W`, the nonce it was written for `__climcp_G`), turn the
   // user's aliases back on for the eval (not for the agent's internal scripts, MODE I), print the start markers
-  // followed by the mode the command runs in (C-MCP-11, command-shape.ts): D (detachable job), J (run as a
-  // subshell: the eval'd text becomes `( command\n)`), W (a lone wait) or S (in the shell). D/J/W fall back to S when
+  // followed by the mode the command runs in (C-MCP-11, command-shape.ts, RUN_MODE): J (its last statement is a job
+  // to detach), P (parenthesised: the eval'd text becomes `( command\n)`, one job), W (a lone wait) or S (in the
+  // shell). J/P/W fall back to S when
   // a WORD is an alias or a function (it would not mean what the agent read), under `set -e` (stopping a job would
   // end the shell) and without job control (`set +m`); COMMAND_TEXT adds an ERR trap (ERR_TRAP_CHECK).
   '__climcp_b() { __climcp_s=; builtin trap "$__climcp_T" USR1; __climcp_G=; ' +
     '{ builtin . "$__climcp_F" && [[ $__climcp_G == "$__climcp_g" ]]; } || { __climcp_c=$__climcp_L; __climcp_m=S; }; ' +
     '[[ -n ${__climcp_a-} && $__climcp_m != I ]] && builtin shopt -s expand_aliases; ' +
-    'case $__climcp_m in [DJW]) case $- in *e*) __climcp_m=S;; *m*) ;; *) __climcp_m=S;; esac; ' +
+    'case $__climcp_m in [JPW]) case $- in *e*) __climcp_m=S;; *m*) ;; *) __climcp_m=S;; esac; ' +
     'for __climcp_i in "${__climcp_W[@]}"; do if [[ -n ${BASH_ALIASES[$__climcp_i]+x} ]] || builtin declare -F -- "$__climcp_i"; then __climcp_m=S; builtin break; fi; done;; ' +
     `I) __climcp_m=S;; esac; ${INSTALL_KEPT_WAIT}}`,
-  // `__climcp_h`, after ERR_TRAP_CHECK: a J command's eval'd text becomes `( command\n)`; the start markers.
-  '__climcp_h() { [[ $__climcp_m == J ]] && __climcp_c="( $__climcp_c"$\'\\n\'")"; ' +
+  // `__climcp_h`, after ERR_TRAP_CHECK: a P command's eval'd text becomes `( command\n)`; the start markers.
+  '__climcp_h() { [[ $__climcp_m == P ]] && __climcp_c="( $__climcp_c"$\'\\n\'")"; ' +
     'builtin printf \'%s%sS%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_o"; ' +
     'builtin printf \'%s%sS%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_e"; }',
   // `__climcp_y OUT ERR MARKER` (C-MCP-11): the stopped job keeps the shell's current output streams; the shell moves
@@ -268,9 +269,13 @@ export interface ChunkOptions {
 }
 
 /** The mode byte after a start marker (see `__climcp_b`). */
-export type RunMode = 'S' | 'D' | 'J' | 'W';
+export type RunMode = 'S' | 'J' | 'P' | 'W';
 
-const MODE_OF: Record<CommandShape['kind'], RunMode> = { shell: 'S', job: 'D', subshell: 'J', wait: 'W' };
+/**
+ * The byte for each shape (issue 19: the letters say what they mean): S shell, J the last statement is a Job,
+ * P Parenthesised — run as `( … )` from the start, W Wait.
+ */
+export const RUN_MODE = { shell: 'S', job: 'J', subshell: 'P', wait: 'W' } as const satisfies Record<CommandShape['kind'], RunMode>;
 
 /** What the agent sends for one command: `body` goes to the shell's body file first, then `line` to its stdin. */
 export interface CommandChunk {
@@ -284,7 +289,7 @@ export interface CommandChunk {
  */
 export function buildCommandChunk(command: string, nonce: string, options: ChunkOptions = {}): CommandChunk {
   const shape = options.shape ?? { kind: 'shell' };
-  const mode = options.internal ? 'I' : MODE_OF[shape.kind];
+  const mode = options.internal ? 'I' : RUN_MODE[shape.kind];
   const words = shape.kind === 'shell' || options.internal ? '' : shape.words.map(singleQuote).join(' ');
   const wordList = mode === 'S' || mode === 'I' ? '' : ` __climcp_W=(${words});`;
   return {

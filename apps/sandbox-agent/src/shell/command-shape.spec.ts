@@ -54,7 +54,8 @@ describe(commandShape.name, () => {
     ['exit in a list', 'sleep 1; exit 3'],
     ['wait in a list', 'sleep 1 & wait'],
     ['a comment in a substitution', 'echo $(ls # x\n); sleep 1'],
-    // Counterexamples the oracle found (test/integration/agent/shape-oracle.test.ts); each lost state or a job.
+    // Counterexamples the oracle found (test/integration/agent/shape-oracle.test.ts) and their close relatives
+    // (`shopt -o`, `{fd}>`): each lost state or a job.
     ['an assignment with a redirection (`2` is not the command)', 'sleep 1; x=1 2>&1'],
     ['`[[ … -eq … ]]` evaluates arithmetic', 'sleep 1; [[ n++ -eq 0 ]]'],
     ['old arithmetic expansion', 'sleep 1; echo $[n=3]'],

@@ -6,13 +6,13 @@ import { BUSY_REASONS, decideAtYield, parseJobLine, type YieldScene } from './yi
 const SHELL = 100;
 const entry = (pid: number, ppid: number, pgrp: number): ProcEntry => ({ pid, ppid, pgrp, session: SHELL, startTime: pid });
 const scene = (overrides: Partial<YieldScene>): YieldScene =>
-  ({ mode: 'D', shellPid: SHELL, preexisting: new Set(), table: [entry(SHELL, 1, SHELL)], shellReplaced: false, ...overrides });
+  ({ mode: 'J', shellPid: SHELL, preexisting: new Set(), table: [entry(SHELL, 1, SHELL)], shellReplaced: false, ...overrides });
 
 describe(decideAtYield.name, () => {
   it('detaches the one job the shell waits for (its own process group)', () => {
     const table = [entry(SHELL, 1, SHELL), entry(200, SHELL, 200), entry(201, SHELL, 200), entry(300, 200, 200)];
     expect(decideAtYield(scene({ table }))).toEqual({ kind: 'detach', pgid: 200 });
-    expect(decideAtYield(scene({ table, mode: 'J' }))).toEqual({ kind: 'detach', pgid: 200 });
+    expect(decideAtYield(scene({ table, mode: 'P' }))).toEqual({ kind: 'detach', pgid: 200 });
   });
 
   it('ignores earlier background jobs of the shell', () => {

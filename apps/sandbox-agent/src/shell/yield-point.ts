@@ -27,14 +27,14 @@ export interface YieldScene {
 }
 
 /**
- * Pure decision on a /proc snapshot. A command can be detached when the shell marked it detachable (D: its last
- * statement is one job; J: it runs as a subshell — command-shape.ts) and the shell is waiting for exactly one job of
+ * Pure decision on a /proc snapshot. A command can be detached when the shell marked it detachable (J: its last
+ * statement is one job; P: it runs as a `( … )` subshell — command-shape.ts) and the shell is waiting for exactly one job of
  * this command: children of the shell, started by the command, in one process group other than the shell's own.
  */
 export function decideAtYield(scene: YieldScene): YieldAction {
   if (scene.shellReplaced) return { kind: 'busy', reason: BUSY_REASONS.replaced };
   if (scene.mode === 'W') return { kind: 'interrupt' };
-  if (scene.mode !== 'D' && scene.mode !== 'J') return { kind: 'busy', reason: BUSY_REASONS.inShell };
+  if (scene.mode !== 'J' && scene.mode !== 'P') return { kind: 'busy', reason: BUSY_REASONS.inShell };
   const groups = new Set<number>();
   for (const entry of scene.table) {
     if (entry.ppid !== scene.shellPid || scene.preexisting.has(processKey(entry))) continue;

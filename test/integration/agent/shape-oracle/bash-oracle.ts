@@ -7,7 +7,7 @@
  * command evaluated inside a one-iteration `for` loop with its streams redirected around a group, a detachable mode
  * falling back to S under `set -e`, without job control, with an ERR trap or when a command word is an alias or a
  * function, and mode
- * J evaluating `( command\n)`.
+ * P evaluating `( command\n)`.
  */
 import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,8 +19,8 @@ export interface Sample {
   /** What earlier commands left in the session (run first, output discarded). */
   session: string;
   command: string;
-  /** The run mode the classifier's answer asks for (D or J) and its command words. */
-  mode: 'D' | 'J';
+  /** The run mode the classifier's answer asks for (J or P, command-script.ts RUN_MODE) and its command words. */
+  mode: 'J' | 'P';
   words: readonly string[];
   /** Take `mode` as is, without the head's fallbacks to S (to show what they prevent). */
   withoutFallbacks?: boolean;
@@ -123,7 +123,7 @@ export interface StateResult {
  */
 export async function compareStates(workspace: OracleWorkspace, samples: readonly Sample[]): Promise<StateResult[]> {
   const run = (text: string): string =>
-    `( builtin eval "$__oracle_s" </dev/null >/dev/null 2>&1; __oracle_mode J; ${ERR_CHECK}; builtin printf 'M%s\\n' "$__oracle_m"; ` +
+    `( builtin eval "$__oracle_s" </dev/null >/dev/null 2>&1; __oracle_mode P; ${ERR_CHECK}; builtin printf 'M%s\\n' "$__oracle_m"; ` +
     `${evalInLoop(text, '>/dev/null 2>&1')}; __oracle_dump ); builtin printf '\\x1e\\n'`;
   const lines = samples.map((s) => `${sampleVariables(s)}\n${run('$__oracle_c')}\n${run('( $__oracle_c\n)')}`);
   const out = await workspace.run(`${PRELUDE}\nORACLE_DIR=${singleQuote(workspace.dir)}\n${lines.join('\n')}\n`);
@@ -155,7 +155,7 @@ export async function stopAndContinue(workspace: OracleWorkspace, samples: reado
     'builtin eval "$__oracle_s" </dev/null >/dev/null 2>&1',
     `${sample.withoutFallbacks ? `__oracle_m=${sample.mode}` : `__oracle_mode ${sample.mode}; ${ERR_CHECK}`}; builtin printf 'M%s\\n' "$__oracle_m"`,
     '[[ $__oracle_m == S ]] && builtin exit 0',
-    '[[ $__oracle_m == J ]] && __oracle_c="( $__oracle_c"$\'\\n\'")"',
+    '[[ $__oracle_m == P ]] && __oracle_c="( $__oracle_c"$\'\\n\'")"',
     evalInLoop('$__oracle_c', '>"$ORACLE_DIR/out" 2>"$ORACLE_DIR/err"'),
     "builtin printf 'R%s\\n' \"$?\"",
     'builtin jobs -l >"$ORACLE_DIR/jobs" 2>&1 || builtin :; /bin/cat "$ORACLE_DIR/out" >"$ORACLE_DIR/out.stop" || builtin :',
