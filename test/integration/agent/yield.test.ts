@@ -62,6 +62,18 @@ describe('sandbox-agent: yield at the yield point (C-MCP-11)', () => {
     expect((await agent.exec(`wait ${r.job}; echo $?`, { timeout: 30 })).stdout).toBe('0');
   });
 
+  // Found by the oracle: after the stop bash's status is that of the pipeline's LAST element, which may have ended
+  // before (128 + its status), and `!` negates it — the agent must not read "stopped" from the status 147 alone.
+  it.each([
+    ['a negated pipeline', '! sleep 2.5 | cat'],
+    ['a pipeline whose last element ended first', 'sleep 2.5 | true'],
+  ])('%s is detached and continues', async (_name, command) => {
+    const r = await agent.exec(command, { yield_after: YIELD, timeout: 30 });
+    expect(r).toMatchObject({ running: true, yield_mode: 'job' });
+    const waited = await agent.exec(`wait ${r.job}; echo "status=$?"; jobs`, { timeout: 30 });
+    expect(waited.stdout).toMatch(/^status=\d+$/);
+  });
+
   it('with an ERR trap a program stays in the shell: stopping it would run the trap (oracle counterexample)', async () => {
     await agent.exec("trap 'echo ERR-TRAP-RAN' ERR");
     const r = await agent.exec('sleep 2.5', { yield_after: YIELD, timeout: 30 });

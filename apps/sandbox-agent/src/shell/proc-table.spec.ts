@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChildrenFile, readProcEntry } from './proc-table.js';
+import { ChildrenFile, groupHasStopped, readProcEntry } from './proc-table.js';
 import { processKey } from './process-tree.js';
 
 /** A real bash with two background sleeps; its stdout says when both run and when the short one is gone. */
@@ -66,5 +66,23 @@ describe('ChildrenFile', () => {
     shell!.kill('SIGKILL');
     await once(shell!, 'exit');
     expect(children.snapshot().size).toBe(0);
+  });
+});
+
+describe(groupHasStopped.name, () => {
+  it('tells a process group with a stopped member from a running one (C-MCP-11)', async () => {
+    const child = spawn('sleep', ['30'], { stdio: 'ignore', detached: true });
+    try {
+      const pgid = child.pid!;
+      expect(groupHasStopped(pgid)).toBe(false);
+      process.kill(-pgid, 'SIGSTOP');
+      await expect.poll(() => groupHasStopped(pgid)).toBe(true);
+      process.kill(-pgid, 'SIGCONT');
+      await expect.poll(() => groupHasStopped(pgid)).toBe(false);
+    } finally {
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+    }
   });
 });

@@ -53,6 +53,25 @@ export function readProcTable(): ProcEntry[] {
 }
 
 /**
+ * Whether a process of group `pgid` is stopped (state T). C-MCP-11: after the agent's SIGSTOP, bash's status is the
+ * pipeline's LAST element's — 128 + its status when it ended before the stop, negated by `!` — so the status alone
+ * cannot tell a stopped job (found by the shape oracle).
+ */
+export function groupHasStopped(pgid: number): boolean {
+  for (const name of readdirSync('/proc')) {
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
+    try {
+      const text = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] === 'T' && Number(fields[2]) === pgid) return true;
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return false;
+}
+
+/**
  * The direct children of one process, read from its `/proc/<pid>/task/<pid>/children` kept open: procfs regenerates
  * the list on every read at offset 0, so one `pread` (≈ 1.3 µs here) replaces open + fstat + read + close
  * (≈ 15 µs) on every command's start (issue 11).

@@ -19,7 +19,7 @@ import type { BashProcess, StreamName } from './bash-process.js';
 import { stopCommand, type StopOutcome } from './command-stopper.js';
 import { buildExecResponse, CANCEL_EXIT_CODE, TIMEOUT_EXIT_CODE } from './command-result.js';
 import { PipeCommand, type CommandEnd } from './pipe-command.js';
-import { ignoresHangup, readProcTable } from './proc-table.js';
+import { groupHasStopped, ignoresHangup, readProcTable } from './proc-table.js';
 import { selectCommandTree } from './process-tree.js';
 import { SpillStore } from './spill-store.js';
 import { ShellSupervisor, type ShellHealth } from './shell-supervisor.js';
@@ -50,8 +50,6 @@ interface PipeContext {
   respond: EarlyResponder;
 }
 
-/** bash's status for a job stopped by SIGSTOP (128 + 19). */
-const STOPPED_STATUS = 147;
 
 type PipeAttempt =
   | { kind: 'ended'; end: CommandEnd; stopReason: StopReason | undefined; stdout: SinkResult; stderr: SinkResult; interrupted: boolean }
@@ -304,7 +302,7 @@ export class ShellEngine {
     clearTimeout(yieldTimer);
     signal.removeEventListener('abort', onAbort);
     await stopping;
-    const stopped = detaching && !stopReason && end.kind === 'finished' && end.exitCode === STOPPED_STATUS;
+    const stopped = detaching && !stopReason && end.kind === 'finished' && groupHasStopped(detaching.pgid);
     if (detaching && stopped) return { kind: 'detached', pgid: detaching.pgid, fifo: detaching.fifo, sinks };
     detaching?.fifo.abandon();
     shell.setReceiver(this.idleReceiver);
