@@ -19,6 +19,7 @@ import type { BashProcess, StreamName } from './bash-process.js';
 import { stopCommand, type StopOutcome } from './command-stopper.js';
 import { buildExecResponse, CANCEL_EXIT_CODE, TIMEOUT_EXIT_CODE } from './command-result.js';
 import { PipeCommand, type CommandEnd } from './pipe-command.js';
+import { PipePhases, type StopReason } from './pipe-phase.js';
 import { groupHasStopped, ignoresHangup, readProcTable } from './proc-table.js';
 import { selectCommandTree } from './process-tree.js';
 import { SpillStore } from './spill-store.js';
@@ -38,7 +39,7 @@ export interface EngineJob {
 /** Answers the caller before the command ends (it keeps the shell past its yield point). */
 export type EarlyResponder = (response: ExecResponse) => void;
 
-export type StopReason = 'timeout' | 'cancel';
+export type { StopReason } from './pipe-phase.js';
 
 interface PipeContext {
   job: EngineJob;
@@ -229,10 +230,10 @@ export class ShellEngine {
       keptWait: onlyKeptWaits(job.command, (spec) => this.ledger.hasKeptStatus(spec)) };
     command.begin(job.command, nonce, yieldAt === undefined ? jobs : { shape: commandShape(job.command), ...jobs });
 
-    let stopReason: StopReason | undefined;
+    // The command's phase (pipe-phase.ts); timers, the abort signal and the yield point only ask it to move.
+    const phases = new PipePhases();
     let stopping: Promise<StopOutcome> | undefined;
     let detaching: { pgid: number; fifo: FifoChannel } | undefined;
-    let interrupted = false;
     const halt = (reason: StopReason): Promise<StopOutcome> => {
       // First tell the shell to abandon the rest of the command list once its running child dies (see
       // command-script.ts); then stop the command's processes.
@@ -250,8 +251,8 @@ export class ShellEngine {
       }, command.done);
     };
     const stop = (reason: StopReason): void => {
-      if (stopReason || command.isDone) return;
-      stopReason = reason;
+      if (command.isDone || !phases.can('stopping')) return;
+      phases.stop(reason);
       // A stop that comes before bash began the command (a cancel right after the request arrived) waits for its
       // start marker, bounded by the settle time: the signal would otherwise reach the previous command's trap,
       // outside any loop, and the kill sweep would find none of the command's processes yet. A command that ended
@@ -261,33 +262,39 @@ export class ShellEngine {
         : command.startedWithin(this.config.killSettleMs).then(() => (command.isDone ? 'finished' : halt(reason)));
     };
     const atYield = async (): Promise<void> => {
-      if (stopReason || command.isDone) return;
+      if (command.isDone || !phases.is('running')) return;
       const action = decideAtYield({ mode: command.mode, shellPid: shell.pid, preexisting, table: readProcTable(),
         shellReplaced: !runsShell(shell.pid) });
       if (action.kind === 'interrupt') {
-        interrupted = true;
+        phases.move('interrupted');
         signalShell(shell.pid, STOP_LIST_SIGNAL);
         return;
       }
       if (action.kind === 'busy') {
         // A `wait` held in the shell names the jobs it waits for (C-MCP-15).
         const waited = waitTargets(job.command);
+        phases.move('held');
         context.respond(runningResponse(sinks, performance.now() - context.startedAt,
           { mode: 'shell', reason: action.reason, ...(waited === undefined ? {} : { job: waited }) }, stateReset));
         return;
       }
+      phases.move('preparing');
       let fifo: FifoChannel;
       try {
         fifo = await this.handoff.prepare();
       } catch (err) {
         this.log.warn({ error: (err as Error).message }, 'cannot create an output channel for a job');
+        if (phases.is('preparing')) phases.move('held');
         context.respond(runningResponse(sinks, performance.now() - context.startedAt, { mode: 'shell', reason: BUSY_REASONS.noChannel }, stateReset));
         return;
       }
-      if (stopReason || command.isDone || !signalGroup(action.pgid, 'SIGSTOP')) {
+      // A stop or the end may have overtaken the preparation; a group already gone leaves the command running.
+      if (!phases.is('preparing') || command.isDone || !signalGroup(action.pgid, 'SIGSTOP')) {
+        if (phases.is('preparing')) phases.move('running');
         fifo.abandon();
         return;
       }
+      phases.move('detaching');
       detaching = { pgid: action.pgid, fifo };
     };
     const timer = setTimeout(() => stop('timeout'), Math.max(0, deadline - Date.now()));
@@ -297,18 +304,21 @@ export class ShellEngine {
     else signal.addEventListener('abort', onAbort, { once: true });
 
     const end = await command.done;
+    const before = phases.phase;
+    phases.move('ended');
     this.absorbJobs(shell, context.startedEpoch);
     clearTimeout(timer);
     clearTimeout(yieldTimer);
     signal.removeEventListener('abort', onAbort);
     await stopping;
-    const stopped = detaching && !stopReason && end.kind === 'finished' && groupHasStopped(detaching.pgid);
+    const stopReason = phases.stopReason;
+    const stopped = detaching && before === 'detaching' && end.kind === 'finished' && groupHasStopped(detaching.pgid);
     if (detaching && stopped) return { kind: 'detached', pgid: detaching.pgid, fifo: detaching.fifo, sinks };
     detaching?.fifo.abandon();
     shell.setReceiver(this.idleReceiver);
     const [stdout, stderr] = await Promise.all([sinks.stdout.finish(), sinks.stderr.finish()]);
     if (stdout.file || stderr.file) void this.spill?.enforceRetention();
-    return { kind: 'ended', end, stopReason, stdout, stderr, interrupted };
+    return { kind: 'ended', end, stopReason, stdout, stderr, interrupted: phases.passedThrough('interrupted') };
   }
 
   private async runTty(shell: BashProcess, job: EngineJob, signal: AbortSignal, deadline: number, startedAt: number,
