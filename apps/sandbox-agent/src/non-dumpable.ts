@@ -8,7 +8,6 @@
  * they are the user's own (docs/security.md "The agent out of its commands' reach").
  */
 
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 /** prctl(2) options (linux/prctl.h). */
@@ -48,9 +47,12 @@ interface KoffiNative {
  */
 export function loadPrctl(): Prctl {
   if (process.platform !== 'linux') throw new Error(`not Linux (${process.platform})`);
-  // Synchronous: the bundle is CommonJS and must not start Node's ES-module loader (docs/agent.md); the unbundled
-  // ES-module build (tests) has no `require` of its own.
-  const requireHere = typeof require === 'function' ? require : createRequire(import.meta.url);
+  // Synchronous: the bundle is CommonJS and must not start Node's ES-module loader (docs/agent.md) — which merely
+  // loading `node:module` does (its `register` export), so it is fetched only by the unbundled ES-module build
+  // (tests), which has no `require` of its own and runs on that loader anyway.
+  const requireHere = typeof require === 'function'
+    ? require
+    : (process.getBuiltinModule('node:module') as typeof import('node:module')).createRequire(import.meta.url);
   const pkg = `@koromix/koffi-${process.platform}-${process.arch}`;
   const dir = dirname(requireHere.resolve(`${pkg}/package.json`));
   let native: KoffiNative | undefined;

@@ -9,4 +9,4 @@ export { KubeError, isAlreadyExists, isConflict, isNotFound, isQuotaExceeded } f
 export { KUBE_REQUESTS_METRIC, KubeRequestMetrics, type KubeResource, type KubeVerb } from './kube-request-metrics.js';
 export * from './lease/index.js';
 export { KUBERNETES_GROUP, KubernetesSettings, readKubernetesSettings, type KubernetesConfig } from './kubernetes-settings.js';
-export { SandboxSettings } from './sandbox-settings.js';
+export { SANDBOX_GROUP, SandboxSettings } from './sandbox-settings.js';

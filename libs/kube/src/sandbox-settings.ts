@@ -10,7 +10,9 @@ const DAY_MS = 86_400_000;
  * longer differ between them (it did: `--warm-pool-size` was 0–10,000 in one and 0–1,000 in the other). The
  * standard flags (`--log-level`, `--help`, `--version`) come with it.
  */
-@FlagGroup('Sandboxes (the server and sandbox-controller read these alike)')
+export const SANDBOX_GROUP = 'Sandboxes (the server and sandbox-controller read these alike)';
+
+@FlagGroup(SANDBOX_GROUP)
 export class SandboxSettings extends StandardSettings {
   @Flag('default-timeout', { type: 'duration', valueName: 'duration', default: '60s', description: 'Command timeout when a call gives none (or ≤ 0).' })
   @DurationRange({ minMs: 1000, maxMs: DAY_MS, wholeSeconds: true })

@@ -54,7 +54,7 @@ describe('sandbox-agent: queue, cancel, idempotency, health while busy', () => {
     const health = await agent.call('GET', '/health');
     expect(finished).toBe(false);
     expect(health.status).toBe(200);
-    expect(health.json).toEqual({ status: 'ok', assigned: true, busy: true });
+    expect(health.json).toEqual({ status: 'ok', assigned: true, busy: true, nonDumpable: true });
     await agent.call('POST', '/cancel', {}, auth);
     await long;
   });

@@ -24,7 +24,6 @@ describeWhenReady('the sandbox agent bundle', agentBuiltProblem(), () => {
   // Issue 11, round 4: node:fs/promises loads readline and the fs watchers (≈ 1.1 MB per idle agent on Node 24).
   it('loads no node:fs/promises (the built-ins it requires are the ones the agent needs at start)', () => {
     const required = [...readFileSync(BUNDLE, 'utf8').matchAll(/require\("(node:[\w/]+)"\)/g)].map((match) => match[1]);
-    // node:module is CommonJS's own loader, loaded before any bundle (non-dumpable.ts: createRequire, ES-module builds only).
-    expect(new Set(required)).toEqual(new Set(['node:child_process', 'node:crypto', 'node:fs', 'node:http', 'node:module', 'node:net', 'node:os', 'node:path', 'node:util']));
+    expect(new Set(required)).toEqual(new Set(['node:child_process', 'node:crypto', 'node:fs', 'node:http', 'node:net', 'node:os', 'node:path', 'node:util']));
   });
 });

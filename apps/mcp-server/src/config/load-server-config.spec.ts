@@ -1,3 +1,4 @@
+import { KUBERNETES_GROUP, SANDBOX_GROUP } from '@cli-mcp/kube';
 import { describe, expect, it } from 'vitest';
 import { envVarName } from '@cli-mcp/common';
 import { loadServerConfig, type ConfigEnvironment, type ConfigOutcome } from './load-server-config.js';
@@ -359,6 +360,10 @@ describe(loadServerConfig.name, () => {
     const help = await load(['--help', '--bogus']);
     expect(help.kind).toBe('help');
     const text = help.kind === 'help' ? help.text : '';
+    // Headings in their order, the shared tables' under the same headings as the controller's.
+    expect(text.match(/^\S.*:$/gm)).toEqual([
+      'Server:', 'Tool:', `${SANDBOX_GROUP}:`, 'HTTP security:', 'Local backend (--backend local):', 'Kubernetes backend (--backend kubernetes):', `${KUBERNETES_GROUP}:`, 'Other:',
+    ]);
     for (const spec of SERVER_FLAGS) {
       expect(text).toContain(`--${spec.name}`);
       if (!spec.noEnv) expect(text).toContain(envVarName(ENV_PREFIX, spec.name));

@@ -1,5 +1,5 @@
 import { CLI_MCP_ENV_PREFIX, flagTable, type FlagSpec } from '@cli-mcp/common';
-import { KUBERNETES_GROUP, KubernetesSettings, SandboxSettings } from '@cli-mcp/kube';
+import { KUBERNETES_GROUP, KubernetesSettings, SANDBOX_GROUP } from '@cli-mcp/kube';
 import { CONTROLLER, ControllerSettings, OTHER } from './controller-settings.js';
 
 /** Env var prefix, shared with the server (C-CFG-1): `--warm-pool-size` ↔ `CLI_MCP_WARM_POOL_SIZE`. */
@@ -9,4 +9,4 @@ export const ENV_PREFIX = CLI_MCP_ENV_PREFIX;
 export const CONTROLLER_FLAGS: readonly FlagSpec[] = flagTable(ControllerSettings, KubernetesSettings);
 
 /** `--help` headings in order; the shared tables' headings are the server's too. */
-export const CONTROLLER_HELP_GROUPS: readonly string[] = [CONTROLLER, flagTable(SandboxSettings)[0]!.group!, KUBERNETES_GROUP, OTHER];
+export const CONTROLLER_HELP_GROUPS: readonly string[] = [CONTROLLER, SANDBOX_GROUP, KUBERNETES_GROUP, OTHER];

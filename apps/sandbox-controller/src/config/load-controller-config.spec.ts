@@ -1,5 +1,5 @@
 import { envVarName, flagTable } from '@cli-mcp/common';
-import { KubernetesSettings, SandboxSettings } from '@cli-mcp/kube';
+import { KUBERNETES_GROUP, KubernetesSettings, SANDBOX_GROUP, SandboxSettings } from '@cli-mcp/kube';
 import { describe, expect, it } from 'vitest';
 import { CONTROLLER_FLAGS, ENV_PREFIX } from './controller-flags.js';
 import { loadControllerConfig, type ControllerConfigOutcome } from './load-controller-config.js';
@@ -74,6 +74,7 @@ describe(loadControllerConfig.name, () => {
     const help = load(['--help', '--bogus']);
     expect(help.kind).toBe('help');
     const text = help.kind === 'help' ? help.text : '';
+    expect(text.match(/^\S.*:$/gm)).toEqual(['Controller:', `${SANDBOX_GROUP}:`, `${KUBERNETES_GROUP}:`, 'Other:']);
     for (const spec of CONTROLLER_FLAGS) {
       expect(text).toContain(`--${spec.name}`);
       if (!spec.noEnv) expect(text).toContain(envVarName(ENV_PREFIX, spec.name));
