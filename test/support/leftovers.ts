@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { readProcStat, type ProcStat } from '../../libs/testing/src/process-ref.js';
+import { hasExited, readProcStat, type ProcStat } from '../../libs/testing/src/process-ref.js';
 
 /**
  * What a test file left behind (C-TEST-1): its processes, its listening sockets, its mounts and its temp entries.
@@ -38,7 +38,7 @@ function processesOf(scope: FileScope): string[] {
   };
   visit(scope.pid);
   for (const p of table) if (p.pid !== scope.pid && !ours.has(p.pid) && carriesMarker(p.pid, scope.marker)) ours.add(p.pid);
-  return table.filter((p) => ours.has(p.pid) && p.state !== 'Z').map((p) => `process ${p.pid}: ${commandLine(p.pid)}`);
+  return table.filter((p) => ours.has(p.pid) && !hasExited(p.state)).map((p) => `process ${p.pid}: ${commandLine(p.pid)}`);
 }
 
 function carriesMarker(pid: number, marker: string): boolean {

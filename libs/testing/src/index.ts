@@ -33,4 +33,4 @@ export { sendRaw, type RawRequest, type RawResponse } from './raw-http/raw-http-
 export { FakeClock, type ClockLike } from './fake-clock.js';
 export { mcpAnswerMessages } from './raw-http/mcp-answer.js';
 export { eventually } from './eventually.js';
-export { isAlive, processRef, processRefFromStat, readProcStat, signalProcess, type ProcessRef, type ProcStat } from './process-ref.js';
+export { hasExited, isAlive, processRef, processRefFromStat, readProcStat, signalProcess, type ProcessRef, type ProcStat } from './process-ref.js';

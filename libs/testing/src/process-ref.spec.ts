@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isAlive, processRef, processRefFromStat, signalProcess } from './process-ref.js';
+import { hasExited, isAlive, processRef, processRefFromStat, signalProcess } from './process-ref.js';
 
 const exited = (child: ReturnType<typeof spawn>) => new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
@@ -37,5 +37,10 @@ describe('processRef', () => {
     const tricky = stat.replace(/\(.*\)/, '(a b) (c))');
     expect(processRefFromStat(tricky)).toEqual(own);
     expect(() => processRefFromStat('garbage')).toThrow(/not a \/proc\/<pid>\/stat line/);
+  });
+
+  it('counts a reaped task still listed (X, x) as exited, like a zombie; every other state as running', () => {
+    expect(['Z', 'X', 'x'].map(hasExited)).toEqual([true, true, true]);
+    expect(['R', 'S', 'D', 'T', 't', 'I'].map(hasExited)).toEqual([false, false, false, false, false, false]);
   });
 });

@@ -29,10 +29,18 @@ export function processRefFromStat(stat: string): ProcessRef {
 }
 
 /** Whether the very process of `ref` still runs (not exited, not a zombie, not a newer process with its pid). */
+/**
+ * States of a task that has exited: a zombie (`Z`), or one already reaped whose entry the kernel has not yet
+ * removed (`X`, `x`: briefly visible after the parent's wait, longer on a loaded machine).
+ */
+export function hasExited(state: string): boolean {
+  return state === 'Z' || state === 'X' || state === 'x';
+}
+
 export function isAlive(ref: ProcessRef): boolean {
   if (ref.startTime === undefined) return false;
   const stat = statOf(ref.pid);
-  return stat !== undefined && stat.startTime === ref.startTime && stat.state !== 'Z';
+  return stat !== undefined && stat.startTime === ref.startTime && !hasExited(stat.state);
 }
 
 /** Signals the process of `ref` if it still runs; false when it is gone (its pid is never signalled then). */
