@@ -15,9 +15,11 @@ const hasGdb = spawnSync('gdb', ['--version']).error === undefined;
 if (!skip && !hasGdb) console.warn('[agent-reach] gdb is not installed: its attach is not tried');
 
 /**
- * One line per probe against pid $1. `timeout 1` bounds a successful strace attach (it then waits for syscalls);
- * a refused one exits at once with 1. The mem probe reads the first mapped page (maps is readable only when
- * mem is) or, failing that, tries to open mem at all.
+ * One line per probe against pid $1. strace is judged by what it says, never by a timer (a loaded machine may not
+ * even start it within one): "Process N attached" = attached, anything else it ends with (exit 1, "Operation not
+ * permitted") = refused; a successful attach waits for syscalls, so it is stopped once it has said so (at most
+ * 20 s). The mem probe reads the first mapped page (maps is readable only when mem is) or, failing that, tries to
+ * open mem at all.
  */
 const PROBES = `probe() {
   t=$1
@@ -26,7 +28,10 @@ const PROBES = `probe() {
   start=$(head -1 /proc/$t/maps 2>/dev/null | cut -d- -f1)
   if [ -n "$start" ]; then n=$(dd if=/proc/$t/mem bs=4096 skip=$((0x$start / 4096)) count=1 2>/dev/null | wc -c); else n=$(dd if=/proc/$t/mem bs=1 count=1 2>/dev/null | wc -c); fi
   echo mem=$n
-  timeout 1 strace -e trace=none -p $t >/dev/null 2>&1; echo strace=$?
+  strace -e trace=none -p $t >/dev/null 2>strace.err & s=$!
+  i=0; while [ $i -lt 200 ] && kill -0 $s 2>/dev/null && ! grep -q attached strace.err; do sleep 0.1; i=$((i+1)); done
+  if grep -q attached strace.err; then echo strace=attached; else echo strace=refused; fi
+  kill $s 2>/dev/null; wait $s 2>/dev/null; rm -f strace.err
   if command -v gdb >/dev/null; then gdb -nx -batch -ex 'info proc' -p $t 2>/dev/null | grep -q "^process $t" && echo gdb=attached || echo gdb=refused; fi
 }`;
 
@@ -57,8 +62,8 @@ describe.skipIf(skip !== undefined)('a sandbox command cannot reach into its age
     expect(cmdline).toMatch(/\/\.cli-mcp\/agent\/main\.js $/);
     const gdb = (result: string): string[] => (hasGdb ? [`gdb=${result}`] : []);
     expect(rest).toEqual([
-      '== agent', 'environ=denied', 'token=hidden', 'mem=0', 'strace=1', ...gdb('refused'), 'shell=readable',
-      '== control', 'environ=read', 'token=hidden', 'mem=4096', 'strace=124', ...gdb('attached'),
+      '== agent', 'environ=denied', 'token=hidden', 'mem=0', 'strace=refused', ...gdb('refused'), 'shell=readable',
+      '== control', 'environ=read', 'token=hidden', 'mem=4096', 'strace=attached', ...gdb('attached'),
     ]);
   });
 });
