@@ -1,4 +1,7 @@
-import { SANDBOX_WORKSPACE, type SandboxView } from './sandbox-view.js';
+import { isWithin, SANDBOX_WORKSPACE, STAGED_DIRS, type SandboxView, type ViewMount } from './sandbox-view.js';
+
+/** The outer level's tmpfs the agent's files are copied into (never visible in the sandbox under this name). */
+const STAGE = '/.stage';
 
 /** The network a sandbox gets once `auto` is resolved (docs/local-backend.md "Network"). */
 export type SandboxNetworkMode = 'isolated' | 'host' | 'none';
@@ -52,7 +55,7 @@ export function buildBwrapCommand(input: BwrapCommandInput): { command: string; 
   if (input.dropTo === undefined) outer.push('--unshare-user', '--uid', '0', '--gid', '0', '--cap-add', 'ALL');
   if (input.network !== 'host') outer.push('--unshare-net');
   if (input.infoFd !== undefined) outer.push('--info-fd', String(input.infoFd));
-  outer.push(...parentDirs(input.view));
+  outer.push(...parentDirs(input.view.mounts.map((mount) => mount.dest)));
   for (const mount of input.view.mounts) {
     if (mount.kind === 'symlink') outer.push('--symlink', mount.target, mount.dest);
     else outer.push(mount.kind === 'bind' ? '--bind' : '--ro-bind', mount.source, mount.dest);
@@ -60,7 +63,12 @@ export function buildBwrapCommand(input: BwrapCommandInput): { command: string; 
   // A proc mount in a user namespace needs a fully visible procfs in its mount namespace: the host's, which the
   // inner level then replaces with its own (the sandbox never sees it). The inner bubblewrap builds its root on
   // /tmp, so that must exist.
-  outer.push('--dev', '/dev', '--bind', '/proc', '/proc', '--tmpfs', '/tmp', '--remount-ro', '/', '--');
+  outer.push('--dev', '/dev', '--bind', '/proc', '/proc', '--tmpfs', '/tmp');
+  const staged = stagedDirs(input.view);
+  if (staged.length > 0) outer.push('--tmpfs', STAGE);
+  outer.push('--remount-ro', '/', '--');
+  // The copy runs before setpriv, as the outer level's user; modes are kept so a dropped sandbox user reads them.
+  if (staged.length > 0) outer.push('/bin/sh', '-c', `cp -R --preserve=mode -- ${staged.join(' ')} ${STAGE}/ && exec "$@"`, 'sh');
   if (input.dropTo !== undefined) {
     outer.push(input.setprivPath, `--reuid=${input.dropTo.uid}`, `--regid=${input.dropTo.gid}`, '--clear-groups', '--');
   }
@@ -74,8 +82,11 @@ function innerArgs(input: BwrapCommandInput): string[] {
     '--unshare-user', ...self, '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup',
     '--hostname', 'cli-mcp-sandbox', '--die-with-parent', '--new-session', '--cap-drop', 'ALL',
   ];
-  args.push(...parentDirs(input.view));
-  for (const mount of input.view.mounts) {
+  const staged = stagedDirs(input.view);
+  const mounts = input.view.mounts.filter((mount) => !staged.some((dir) => isWithin(mount.dest, dir)));
+  args.push(...parentDirs([...mounts.map((mount) => mount.dest), ...staged]));
+  for (const dir of staged) args.push('--ro-bind', `${STAGE}/${dir.slice(dir.lastIndexOf('/') + 1)}`, dir);
+  for (const mount of mounts) {
     if (mount.kind === 'symlink') args.push('--symlink', mount.target, mount.dest);
     else args.push(mount.kind === 'bind' ? '--bind' : '--ro-bind', mount.dest, mount.dest);
   }
@@ -96,11 +107,22 @@ function innerArgs(input: BwrapCommandInput): string[] {
 }
 
 /**
+ * The agent's directories that the view fills from host paths. The outer level binds those paths, copies them into
+ * its own tmpfs, and the inner level binds the copies: mountinfo's "root" field of a bind mount is the mounted
+ * directory's path on its file system, so a bind of the checkout's `dist/sandbox-agent` would name the checkout
+ * however it were reached (bind-fd, O_PATH), while a tmpfs copy shows only `/agent` (docs/security.md).
+ */
+function stagedDirs(view: SandboxView): string[] {
+  const fromHost = (dir: string) => (mount: ViewMount) => mount.kind !== 'symlink' && isWithin(mount.dest, dir);
+  return STAGED_DIRS.filter((dir) => view.mounts.some(fromHost(dir)));
+}
+
+/**
  * bubblewrap creates missing parents of a mount point 0700, owned by whoever runs it, which the sandbox user could
  * not traverse (`/.cli-mcp` above the agent's files): create them 0755 first.
  */
-function parentDirs(view: SandboxView): string[] {
-  const dests = new Set(view.mounts.map((mount) => mount.dest));
+function parentDirs(mountDests: readonly string[]): string[] {
+  const dests = new Set(mountDests);
   const parents: string[] = [];
   for (const dest of dests) {
     for (let dir = dest.slice(0, dest.lastIndexOf('/')); dir !== ''; dir = dir.slice(0, dir.lastIndexOf('/'))) {

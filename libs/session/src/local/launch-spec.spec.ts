@@ -42,7 +42,8 @@ describe(buildBwrapCommand.name, () => {
     bwrapPath: '/usr/bin/bwrap', setprivPath: '/usr/bin/setpriv', serverUser: { uid: 1000, gid: 1001 }, view, fileFds: [5], command: ['/.cli-mcp/node', '/.cli-mcp/agent/main.js'],
   };
   const asUser = buildBwrapCommand({ ...input, network: 'isolated', infoFd: 4 });
-  const [outer, inner] = asUser.args.join(' ').split(' -- /usr/bin/bwrap ');
+  const at = asUser.args.indexOf('/usr/bin/bwrap');
+  const [outer, inner] = [asUser.args.slice(0, at).join(' '), asUser.args.slice(at + 1).join(' ')];
 
   it('outer level: host paths into the view, own pid and network namespaces, info fd, nothing else of the host', () => {
     expect(asUser.command).toBe('/usr/bin/bwrap');
@@ -53,11 +54,14 @@ describe(buildBwrapCommand.name, () => {
     expect(outer).toContain('--ro-bind /usr /usr --symlink usr/bin /bin --ro-bind /etc /etc --ro-bind /repo/dist/sandbox-agent /.cli-mcp/agent');
     expect(outer).toContain('--bind /state/sessions/s1/workspace /workspace --dev /dev');
     expect(outer).not.toMatch(/\/home|\/root|\/run|\/srv|\/mnt|\/var/);
+    // The agent's files are copied into a tmpfs, so no bind of a host path shows them in mountinfo (issue 22).
+    expect(outer).toMatch(/--tmpfs \/.stage --remount-ro \/ -- \/bin\/sh -c cp -R --preserve=mode -- \/.cli-mcp\/agent \/.stage\/ && exec "\$@" sh$/);
   });
 
   it('inner level: user namespace without nested ones, pid/ipc/uts/cgroup namespaces, new session, no capabilities', () => {
     expect(inner).toMatch(/^--unshare-user --uid 1000 --gid 1001 --disable-userns --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup --hostname cli-mcp-sandbox --die-with-parent --new-session --cap-drop ALL /);
-    expect(inner).toContain('--ro-bind /.cli-mcp/agent /.cli-mcp/agent');
+    expect(inner).toContain('--ro-bind /.stage/agent /.cli-mcp/agent');
+    expect(inner).not.toContain('--ro-bind /.cli-mcp/agent');
     expect(inner).toContain('--bind /workspace /workspace --dev /dev --proc /proc --tmpfs /tmp --dir /var --tmpfs /var/tmp --tmpfs /run');
     expect(inner).toMatch(/--ro-bind-data 5 \/etc\/resolv.conf --remount-ro \/ --chdir \/workspace -- \/.cli-mcp\/node \/.cli-mcp\/agent\/main.js$/);
   });
@@ -65,7 +69,7 @@ describe(buildBwrapCommand.name, () => {
   it('a root server drops to the sandbox user between the levels and makes no user namespace in the outer one', () => {
     const asRoot = buildBwrapCommand({ ...input, network: 'host', dropTo: { uid: 65534, gid: 65534 } }).args.join(' ');
     expect(asRoot).toMatch(/^--die-with-parent --unshare-pid --perms/);
-    expect(asRoot).toContain(' -- /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups -- /usr/bin/bwrap --unshare-user --disable-userns');
+    expect(asRoot).toContain('exec "$@" sh /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups -- /usr/bin/bwrap --unshare-user --disable-userns');
     expect(asRoot).not.toContain('--unshare-net');
     expect(asRoot).not.toMatch(/--uid|--cap-add/);
   });

@@ -88,7 +88,3 @@ function envInput(input: LaunchInput): Omit<AgentEnvInput, 'workdir'> {
     endpointEnv: { ...input.agentEnv, ...input.endpoint?.env },
   };
 }
-
-export function isWithin(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-}

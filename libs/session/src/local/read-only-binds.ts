@@ -1,8 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { HostFs } from './host-fs.js';
-import { isWithin } from './launch-spec.js';
-import { RESERVED_PATHS } from './sandbox-view.js';
+import { isWithin, RESERVED_PATHS } from './sandbox-view.js';
 
 const FLAG = '--local-ro-bind (env CLI_MCP_LOCAL_RO_BIND)';
 

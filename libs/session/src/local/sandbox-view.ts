@@ -5,6 +5,11 @@ import type { HostFs, RootEntry } from './host-fs.js';
 export const SANDBOX_AGENT_DIR = '/.cli-mcp/agent';
 export const SANDBOX_NODE = '/.cli-mcp/node';
 export const SANDBOX_WORKSPACE = '/workspace';
+/**
+ * The agent's own files, copied per sandbox into a tmpfs instead of bound (bwrap-command.ts): a bind mount's host
+ * path shows in the sandbox's `/proc/self/mountinfo` (docs/security.md "What mountinfo shows", issue 22).
+ */
+export const STAGED_DIRS = [SANDBOX_AGENT_DIR, '/.cli-mcp/node_modules'] as const;
 
 /** Top-level host entries a sandbox sees read-only (docs/local-backend.md "What a sandbox sees"). */
 export const SYSTEM_ENTRIES = ['usr', 'bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32', 'etc', 'opt'] as const;
@@ -93,6 +98,10 @@ export async function planViewBase(input: ViewBaseInput): Promise<ViewBase> {
 export function sandboxView(base: ViewBase, workspace: string): SandboxView {
   const own: ViewMount[] = [{ kind: 'bind', source: workspace, dest: SANDBOX_WORKSPACE }];
   return { mounts: [...base.mounts, ...own], files: base.files, privateDirs: PRIVATE_DIRS, agentEntry: base.agentEntry };
+}
+
+export function isWithin(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 }
 
 function systemMounts(root: readonly RootEntry[]): ViewMount[] {

@@ -1,0 +1,67 @@
+/**
+ * Issue 22 item 3: `/proc/self/mountinfo` inside a real bubblewrap sandbox names no host path of the server's
+ * installation. Its 4th field ("root") is the mounted directory's path on its file system, so a bind of the
+ * checkout's `dist/sandbox-agent` or `node_modules/node-pty` shows the checkout however it is mounted; the agent's
+ * files are copied into a tmpfs instead (docs/security.md "What mountinfo shows"). The one exception is the
+ * workspace: its files live on the host disk and its root field is its path there (documented limit).
+ */
+import { homedir, userInfo } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentBuilt, bwrapProblem, REPO_ROOT } from './support/environment.js';
+import { createSessionStack, type SessionStack } from './support/session-stack.js';
+
+const skip = !agentBuilt ? 'the agent is not built' : bwrapProblem;
+if (skip) console.warn(`[mountinfo] skipped: ${skip}`);
+
+interface MountLine {
+  root: string;
+  mountPoint: string;
+  line: string;
+}
+
+function parse(text: string): MountLine[] {
+  return text.trim().split('\n').map((line) => {
+    const fields = line.split(' ');
+    return { root: fields[3]!, mountPoint: fields[4]!, line };
+  });
+}
+
+describe.skipIf(skip !== undefined)('mountinfo in a bubblewrap sandbox names no host installation path (issue 22)', () => {
+  let stack: SessionStack;
+  let mounts: MountLine[];
+
+  beforeAll(async () => {
+    stack = await createSessionStack('bwrap', { network: 'none' });
+    const result = await stack.run('s-mountinfo', 'cat /proc/self/mountinfo');
+    mounts = parse(result.response.stdout);
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('shows the agent and its packages as tmpfs copies, not as binds of host directories', () => {
+    const agent = mounts.filter((mount) => mount.mountPoint.startsWith('/.cli-mcp/') && mount.mountPoint !== '/.cli-mcp/node');
+    expect(agent.map((mount) => [mount.mountPoint, mount.root, mount.line.split(' - ')[1]!.split(' ')[0]])).toEqual([
+      ['/.cli-mcp/agent', '/agent', 'tmpfs'],
+      ['/.cli-mcp/node_modules', '/node_modules', 'tmpfs'],
+    ]);
+  });
+
+  it('names neither the checkout, nor node_modules, nor the server user\'s home or name', () => {
+    const checkout = REPO_ROOT.replace(/\/$/, '');
+    const home = homedir();
+    const user = userInfo().username;
+    for (const { root, mountPoint, line } of mounts) {
+      for (const path of [root, mountPoint]) {
+        expect(path, line).not.toContain(checkout);
+        if (home !== '/') expect(path.startsWith(`${home}/`) || path === home, line).toBe(false);
+        expect(path.split('/'), line).not.toContain(user);
+      }
+    }
+  });
+
+  it('names the state dir only as the source of /workspace (its files live on the host disk)', () => {
+    const naming = mounts.filter((mount) => mount.line.includes(stack.stateDir));
+    expect(naming.map((mount) => mount.mountPoint)).toEqual(['/workspace']);
+  });
+});
