@@ -85,10 +85,12 @@ describe.skipIf(skip !== undefined)('the built server run by an unprivileged use
     const probe = [
       'pwd; echo "$MARK"; id -u',
       `for p in /home /root /run/user "${server().stateDir}" "${REPO_ROOT}"; do [ -e "$p" ] && echo "sees $p"; done`,
+      // Not even by name: mountinfo shows no bind of the checkout (the agent's files are tmpfs copies, issue 22).
+      `grep -cF ${shellQuote(REPO_ROOT)} /proc/self/mountinfo`,
       `curl -s --max-time 5 -o /dev/null http://127.0.0.1:${port}/live; echo "curl=$?"`,
       'ip -brief addr show tap0 | cut -d" " -f1',
     ].join('; ');
     const result = structuredOf(await bash(client, probe));
-    expect(result.stdout).toBe(`/tmp\nkept\n${NOBODY.uid}\ncurl=7\ntap0`);
+    expect(result.stdout).toBe(`/tmp\nkept\n${NOBODY.uid}\n0\ncurl=7\ntap0`);
   });
 });
