@@ -1,9 +1,9 @@
-import { link, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DiskMonitor, overLimitReason } from './disk-monitor.js';
-import { walkDiskUsage } from './disk-usage.js';
+import { diskWalker, walkDiskUsage } from './disk-usage.js';
 
 const MIB = 2 ** 20;
 
@@ -62,6 +62,26 @@ describe('walkDiskUsage', () => {
       expect(await walkDiskUsage(dir) - withFile).toBeLessThan(64 * 1024);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is not led into a host directory by a directory swapped for a symlink after the walk saw it (issue 22)', async () => {
+    const top = await mkdtemp(join(tmpdir(), 'disk-usage-race-'));
+    const [dir, host] = [join(top, 'workspace'), join(top, 'host')];
+    try {
+      await mkdir(join(dir, 'sub'), { recursive: true });
+      await mkdir(host);
+      await writeFile(join(host, 'big'), Buffer.alloc(4 * MIB, 1));
+      const before = await walkDiskUsage(dir);
+      // The sandbox's move, in the window between the walk's lstat of `sub` (a directory) and its listing.
+      const racing = diskWalker(async (path) => {
+        if (path !== join(dir, 'sub')) return;
+        await rename(path, join(dir, 'moved'));
+        await symlink(host, path);
+      });
+      expect(await racing(dir) - before).toBeLessThan(MIB);
+    } finally {
+      await rm(top, { recursive: true, force: true });
     }
   });
 });
