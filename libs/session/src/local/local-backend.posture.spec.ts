@@ -69,7 +69,7 @@ describe(`${LocalBackend.name} posture`, () => {
       const { backend, launcher, workspaces } = make({ isolation: 'bwrap', network: 'host', sandboxUser: { uid: 65534, gid: 65534 } });
       await backend.acquire('s1', never());
       expect(workspaces.owner).toEqual({ uid: 65534, gid: 65534 });
-      expect(launcher.launched[0]!.spec.args.join(' ')).toContain('-- setpriv --reuid=65534 --regid=65534 --clear-groups -- bwrap --unshare-user --disable-userns');
+      expect(launcher.launched[0]!.spec.args.join(' ')).toContain(' sh setpriv --reuid=65534 --regid=65534 --clear-groups -- bwrap --unshare-user --disable-userns');
       expect((await backend.checkHealth()).details).toMatchObject({ sandbox_user: 'uid 65534' });
     });
 
