@@ -3,14 +3,13 @@
  * user table (401 Status otherwise), client certificates, `kubectl auth whoami`, and the user of every request in
  * the request log — what the egress tests assert ("the identity that reached the API was X").
  */
-import { request } from 'node:https';
 import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { AuthenticationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { RuntimeCa } from '@cli-mcp/egress';
 import { FakeKubeServer, startFakeCluster, writeKubeconfig, type FakeCluster } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { apiError, findKubectl, Kubectl } from './support.js';
+import { apiError, findKubectl, Kubectl, rawRequest, type RawAnswer } from './support.js';
 
 const USERS = { 'tok-investigation': 'investigation', 'tok-other': { username: 'other', uid: 'u-2', groups: ['devs'] } };
 const kubectlPath = findKubectl();
@@ -31,17 +30,9 @@ async function ownKubeconfig(options: Parameters<typeof writeKubeconfig>[0]): Pr
 }
 
 /** A raw HTTPS GET trusting `ca`: status and parsed body, as no client library reshapes them. */
-function rawGet(url: string, ca: string, token?: string, headers: Record<string, string | string[]> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
-  return new Promise((resolveGet, reject) => {
-    const req = request(url, { ca, agent: false, headers: token === undefined ? headers : { ...headers, authorization: `Bearer ${token}` } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolveGet({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
+async function rawGet(url: string, ca: string, token?: string, headers: Record<string, string | string[]> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  const { status, body } = await rawRequest(url, ca, { token, headers });
+  return { status, body };
 }
 
 describe('fake API server: HTTPS and identity', () => {
@@ -129,16 +120,7 @@ describe('fake API server: HTTPS and identity', () => {
   it('honours Impersonate-* headers (no RBAC) and logs the real caller; `impersonators` limits who may', async () => {
     const ca = cluster.caPem as string;
     const url = `${cluster.url}/apis/authentication.k8s.io/v1/selfsubjectreviews`;
-    const post = (token: string, headers: Record<string, string | string[]>): Promise<{ status: number; body: Record<string, unknown> }> =>
-      new Promise((resolvePost, reject) => {
-        const req = request(url, { method: 'POST', ca, agent: false, headers: { ...headers, authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
-          let text = '';
-          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-          res.on('end', () => resolvePost({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
-        });
-        req.on('error', reject);
-        req.end('{}');
-      });
+    const post = (token: string, headers: Record<string, string | string[]>): Promise<RawAnswer> => rawRequest(url, ca, { method: 'POST', token, headers, body: {} });
     const impersonated = await post('tok-investigation', { 'impersonate-user': 'admin', 'impersonate-group': ['ops', 'sre'] });
     expect(impersonated.body).toMatchObject({ status: { userInfo: { username: 'admin', groups: ['ops', 'sre', 'system:authenticated'] } } });
     expect(cluster.requests.last()).toMatchObject({ user: 'admin', impersonatedBy: 'investigation', bearerToken: 'tok-investigation' });

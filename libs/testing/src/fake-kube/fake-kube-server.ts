@@ -5,9 +5,12 @@ import { isIP, type AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { PemPair } from '@cli-mcp/egress';
+import { BUILTIN_RESOURCES } from './api/builtin-resources.js';
+import { CrdController } from './api/crd/crd-controller.js';
 import { KubeApi } from './api/kube-api.js';
 import type { Clock } from './api/kube-time.js';
 import { ObjectStore } from './api/object-store.js';
+import { ResourceRegistry } from './api/resource-registry.js';
 import { KubeApiError, Statuses } from './api/status.js';
 import { assertCertificateUsername, Authenticator, bearerToken, type FakeUserSpec } from './http/authn.js';
 import { ClusterTls } from './http/cluster-tls.js';
@@ -16,6 +19,7 @@ import { BodyTooLarge, checkAccept, DEFAULT_MAX_BODY_BYTES, internalError, readB
 import { parseRequest, type RequestInfo } from './http/request-info.js';
 import { RequestLog, type RequestRecord } from './http/request-log.js';
 import { route, type RawBody } from './http/router.js';
+import { wantsTable } from './http/table.js';
 import { WatchStreams, type WatchFilter } from './http/watch-streams.js';
 import { writeKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
 
@@ -89,6 +93,9 @@ const ADMIN: FakeUserSpec = { username: 'fake-kube-admin', groups: ['system:mast
 export class FakeKubeServer {
   readonly store: ObjectStore;
   readonly api: KubeApi;
+  /** Served resources: the built-in kinds and those of each CustomResourceDefinition. */
+  readonly registry = new ResourceRegistry(BUILTIN_RESOURCES);
+  private readonly crds: CrdController;
   readonly faults = new FaultInjector();
   readonly requests = new RequestLog();
   private readonly watches = new WatchStreams();
@@ -105,6 +112,8 @@ export class FakeKubeServer {
   constructor(private readonly options: FakeKubeServerOptions = {}) {
     this.store = new ObjectStore({ eventWindow: options.watchEventWindow });
     this.api = new KubeApi(this.store, { clock: options.clock });
+    this.crds = new CrdController(this.api, this.store, this.registry, options.clock);
+    this.crds.start();
     const { token, users } = options;
     if (token !== undefined && users !== undefined && !(token in users)) throw new Error('FakeKubeServer: `token` must be one of the tokens of `users`');
     this.authenticator = new Authenticator(users ?? (token === undefined ? undefined : { [token]: ADMIN }), options.impersonators);
@@ -214,6 +223,7 @@ export class FakeKubeServer {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
+    this.crds.stop();
     this.cutWatches({ abrupt: true });
     const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
     server.closeAllConnections();
@@ -230,7 +240,7 @@ export class FakeKubeServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const info = parseRequest(req.method ?? 'GET', req.url ?? '/');
+    const info = parseRequest(req.method ?? 'GET', req.url ?? '/', this.registry);
     let body: RawBody;
     try {
       body = { text: await readBody(req, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), contentType: req.headers['content-type'] };
@@ -259,13 +269,22 @@ export class FakeKubeServer {
       const { user, credential, impersonatedBy } = this.authenticator.authenticate(req);
       Object.assign(record, { user: user.username, groups: user.groups, credential }, impersonatedBy === undefined ? {} : { impersonatedBy });
       checkAccept(req);
-      const context = { api: this.api, store: this.store, serverAddress: `${this.address?.address}:${this.port}`, bookmarkIntervalMs: this.options.bookmarkIntervalMs ?? 1000, startedAt: this.startedAt, user };
+      const context = {
+        api: this.api,
+        store: this.store,
+        registry: this.registry,
+        asTable: wantsTable(req.headers.accept),
+        serverAddress: `${this.address?.address}:${this.port}`,
+        bookmarkIntervalMs: this.options.bookmarkIntervalMs ?? 1000,
+        startedAt: this.startedAt,
+        user,
+      };
       const result = route(context, info, body);
-      if (result.type === 'watch') this.watches.stream(res, result.session, record, fault);
+      if (result.type === 'watch') this.watches.stream(res, result.session, record, fault, result.encode);
       else if (result.type === 'text') {
         res.writeHead(result.code, { 'Content-Type': 'text/plain; charset=utf-8' });
         res.end(result.body);
-      } else sendJson(res, result.code, result.body);
+      } else sendJson(res, result.code, result.body, result.headers);
     } catch (error) {
       if (error instanceof KubeApiError) sendStatus(res, error.status, error.headers);
       else sendStatus(res, internalError(error));

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { KubeObject } from '../api/types.js';
 import type { WatchSession } from '../api/watch-session.js';
 import type { FaultAction } from './faults.js';
 import type { RequestRecord } from './request-log.js';
@@ -21,7 +22,7 @@ export class WatchStreams {
   }
 
   /** Streams `session` into `res` as newline-delimited JSON until either side ends it. */
-  stream(res: ServerResponse, session: WatchSession, record: RequestRecord, fault?: FaultAction): void {
+  stream(res: ServerResponse, session: WatchSession, record: RequestRecord, fault?: FaultAction, encode?: (object: KubeObject) => unknown): void {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
     record.status = 200;
@@ -35,7 +36,8 @@ export class WatchStreams {
     });
     session.start({
       send: (event) => {
-        if (!res.writableEnded && !res.destroyed) res.write(`${JSON.stringify(event)}\n`);
+        const wire = encode && (event.type === 'ADDED' || event.type === 'MODIFIED' || event.type === 'DELETED') ? { type: event.type, object: encode(event.object as KubeObject) } : event;
+        if (!res.writableEnded && !res.destroyed) res.write(`${JSON.stringify(wire)}\n`);
       },
       close: (abrupt) => {
         done();
