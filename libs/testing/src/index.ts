@@ -28,7 +28,7 @@ export { buildKubeconfig, writeKubeconfig, type KubeconfigOptions } from './fake
 export { KubeApi, type KubeList, type DeleteOptions, type WriteOptions, type PatchKind, type ListOptions } from './fake-kube/api/kube-api.js';
 export { ObjectStore, type StoreEvent } from './fake-kube/api/object-store.js';
 export { PODS, SECRETS, LEASES, type ResourceDefinition, type PrinterColumn } from './fake-kube/api/resources.js';
-export { BUILTIN_RESOURCES } from './fake-kube/api/builtin-resources.js';
+export { builtinResources, DEPLOYMENTS, SERVICE_ACCOUNTS, CONFIG_MAPS, ROLES, ROLE_BINDINGS, NETWORK_POLICIES, ENDPOINT_SLICES, POD_DISRUPTION_BUDGETS, EVENTS } from './fake-kube/api/builtin-resources.js';
 export { ResourceRegistry } from './fake-kube/api/resource-registry.js';
 export { CUSTOM_RESOURCE_DEFINITIONS } from './fake-kube/api/crd/crd-definitions.js';
 export { KubeApiError, Statuses } from './fake-kube/api/status.js';

@@ -5,7 +5,7 @@ import { isIP, type AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { PemPair } from '@cli-mcp/egress';
-import { BUILTIN_RESOURCES } from './api/builtin-resources.js';
+import { builtinResources } from './api/builtin-resources.js';
 import { CrdController } from './api/crd/crd-controller.js';
 import { KubeApi } from './api/kube-api.js';
 import type { Clock } from './api/kube-time.js';
@@ -94,7 +94,7 @@ export class FakeKubeServer {
   readonly store: ObjectStore;
   readonly api: KubeApi;
   /** Served resources: the built-in kinds and those of each CustomResourceDefinition. */
-  readonly registry = new ResourceRegistry(BUILTIN_RESOURCES);
+  readonly registry = new ResourceRegistry(builtinResources());
   private readonly crds: CrdController;
   readonly faults = new FaultInjector();
   readonly requests = new RequestLog();

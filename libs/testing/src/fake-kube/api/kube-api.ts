@@ -261,6 +261,7 @@ export class KubeApi {
       }
       if (rules.prepareForUpdate) rules.prepareForUpdate(next, current);
       else if (current['status'] !== undefined) next['status'] = cloneJson(current['status']);
+      else delete next['status'];
       this.prune(def, next, options);
       rules.applyDefaults?.(next);
       this.assertValid(def, next, [
