@@ -4,8 +4,8 @@ import { errorText, type Clock } from '@cli-mcp/common';
 import { sendKubeRequest } from '@cli-mcp/kube/client-node';
 import type { Registry } from 'prom-client';
 import type { ControllerLogger } from '../controller-logger.js';
-import { Backoff } from '../reconcile/backoff.js';
-import type { PodChange, PodInformer } from './pod-informer.port.js';
+import { Backoff } from '@cli-mcp/common';
+import type { PodChange, PodInformer } from '@cli-mcp/kube';
 
 const NOT_LISTED = 'pods not listed yet';
 
