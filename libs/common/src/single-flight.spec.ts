@@ -1,15 +1,6 @@
+import { deferred } from '@cli-mcp/testing';
 import { describe, expect, it } from 'vitest';
 import { FlightAbortedError, SingleFlight } from './single-flight.js';
-
-function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 describe(SingleFlight.name, () => {
   it('runs concurrent calls for one key once and shares the result', async () => {
