@@ -1,8 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { CommandBodyFile } from './command-body.js';
-import { bodyFileLine, SHELL_SETUP, type CommandChunk } from './command-script.js';
-import { OutputChannel, type StreamName, type StreamReceiver } from './output-channel.js';
+import { CommandBodyFile } from '../script/command-body.js';
+import { bodyFileLine, SHELL_SETUP, type CommandChunk } from '../script/command-script.js';
+import { OutputChannel, type StreamName, type StreamReceiver } from '../output/output-channel.js';
 import { ChildrenFile, readProcTable, signalProcesses } from './proc-table.js';
 
 export interface ShellExit {
@@ -19,7 +19,7 @@ export interface ShellSpawnOptions {
 
 export class ShellStartError extends Error {}
 
-export type { StreamName, StreamReceiver } from './output-channel.js';
+export type { StreamName, StreamReceiver } from '../output/output-channel.js';
 
 /**
  * The persistent `bash --norc --noprofile` (C-AG-5): pipes (never a PTY, so stdout and stderr stay apart), its own

@@ -52,7 +52,7 @@
 
 import { randomFillSync } from 'node:crypto';
 import type { CommandShape } from './command-shape.js';
-import { TAKEN, type KeptStatus } from './job-ledger.js';
+import { TAKEN, type KeptStatus } from '../jobs/job-ledger.js';
 
 /** First bytes of every marker; \x1f (unit separator) makes an accidental partial match in real output rare. */
 export const MARKER_PREFIX = '\x1f__CLIMCP_';
