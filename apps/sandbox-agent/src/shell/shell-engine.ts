@@ -167,7 +167,7 @@ export class ShellEngine {
     return ended === undefined ? response : { ...response, ended_jobs: ended };
   }
 
-  /** What the tails listed since the last look (command-script.ts JOBS_LISTING); the file is read and removed. */
+  /** What the tails listed since the last look (protocol.sh `__climcp_inline_jobs_listing`); the file is read and removed. */
   private absorbJobs(shell: BashProcess, startedEpoch: number): void {
     let listing: string;
     try {

@@ -86,7 +86,7 @@ export function waitTargets(command: string): string | undefined {
 
 /**
  * C-MCP-15: whether every `wait` in command position is `wait %N` of a job whose status the shell keeps (`kept`), so
- * the kept-status `wait` may be defined for the command (command-script.ts KEPT_WAIT). False without such a `wait`.
+ * the kept-status `wait` may be defined for the command (protocol.sh `__climcp_wt`). False without such a `wait`.
  */
 export function onlyKeptWaits(command: string, kept: (spec: string) => boolean): boolean {
   if (!/\bwait\b/.test(command)) return false;

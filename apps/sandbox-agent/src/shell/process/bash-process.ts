@@ -60,7 +60,7 @@ export class BashProcess {
     this.child.stdin.write(SHELL_SETUP + bodyFileLine(this.body.path, this.jobsPath));
   }
 
-  /** Where the shell's tail appends `jobs -l` (C-MCP-15, command-script.ts JOBS_LISTING), next to the body file. */
+  /** Where the shell's tail appends `jobs -l` (C-MCP-15, protocol.sh `__climcp_inline_jobs_listing`), next to the body file. */
   get jobsPath(): string {
     return `${this.body.path}.jobs`;
   }
@@ -156,7 +156,7 @@ export class BashProcess {
     this.child.stdin.destroy();
     this.body.remove();
     rmSync(this.jobsPath, { force: true });
-    // Where the head writes `trap -p ERR` (command-script.ts ERR_TRAP_CHECK).
+    // Where the head writes `trap -p ERR` (protocol.sh `__climcp_inline_err_trap_check`).
     rmSync(`${this.body.path}.t`, { force: true });
     this.children.close();
   }

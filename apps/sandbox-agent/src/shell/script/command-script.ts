@@ -51,8 +51,11 @@
  */
 
 import { randomFillSync } from 'node:crypto';
-import type { CommandShape } from './command-shape.js';
 import { TAKEN, type KeptStatus } from '../jobs/job-ledger.js';
+import type { CommandShape } from './command-shape.js';
+import { assembleProtocol } from './protocol-source.js';
+import PROTOCOL_SOURCE from './protocol.sh';
+import { singleQuote } from './single-quote.js';
 
 /** First bytes of every marker; \x1f (unit separator) makes an accidental partial match in real output rare. */
 export const MARKER_PREFIX = '\x1f__CLIMCP_';
@@ -61,181 +64,16 @@ export const MARKER_PREFIX = '\x1f__CLIMCP_';
 export const BUILTIN_REMOVED_NOTICE =
   "[cli-mcp: removed the shell function 'builtin' — the agent's protocol needs the real builtin of that name]";
 
-/**
- * Removes a user function named `builtin` while in POSIX mode (entered and left by assignment, so no command can be
- * hijacked on the way). A readonly function of that name cannot be removed: the shell then exits with the
- * command's status and the next command runs in a fresh shell (C-AG-8).
- */
-const removeBuiltinFunction = (status: string): string =>
-  `if export -f builtin; then unset -f builtin || exit ${status}; __climcp_n=1; fi`;
-
-const SLOW_RESTORE =
-  'case :$__climcp_O: in *:inherit_errexit:*) ;; *) builtin shopt -u inherit_errexit;; esac; ' +
-  'case :$__climcp_O: in *:shift_verbose:*) builtin shopt -s shift_verbose;; esac; ' +
-  'case :$__climcp_O: in *:sourcepath:*) ;; *) builtin shopt -u sourcepath;; esac; ' +
-  'case :$__climcp_O: in *:interactive_comments:*) ;; *) builtin shopt -u interactive_comments;; esac; ' +
-  'case :$__climcp_O: in *:expand_aliases:*) __climcp_a=1;; *) __climcp_a=;; esac';
-
-/**
- * Options POSIX mode turns on when entered, and `expand_aliases`/`shift_verbose`, which leaving it turns off: put
- * back as they were before (`$__climcp_O`, the saved BASHOPTS), and remember the user's `expand_aliases` in
- * `__climcp_a`. The middle branch is the usual state, matched in one step (BASHOPTS lists options alphabetically;
- * any other order only takes the slow, equally correct, branch).
- */
-const RESTORE_OPTIONS =
-  `case :$__climcp_O: in *:inherit_errexit:*|*:shift_verbose:*) ${SLOW_RESTORE};; ` +
-  '*:expand_aliases:*:interactive_comments:*:sourcepath:*) builtin shopt -u inherit_errexit; __climcp_a=1;; ' +
-  `*) ${SLOW_RESTORE};; esac`;
-
-/**
- * Makes `builtin` a builtin again and leaves `expand_aliases` off for the next chunk line, remembering in
- * `__climcp_a` whether the user wants aliases. A user's own POSIX mode is kept. Inline text, not a function of its
- * own: a user's FUNCNEST=1 allows our functions one level and no deeper.
- */
-const reset = (status: string): string =>
-  'case :$SHELLOPTS: in ' +
-  `*:posix:*) ${removeBuiltinFunction(status)}; ` +
-  'if builtin shopt -q expand_aliases; then __climcp_a=1; builtin shopt -u expand_aliases; else __climcp_a=; fi;; ' +
-  `*) __climcp_O=$BASHOPTS; POSIXLY_CORRECT=y; ${removeBuiltinFunction(status)}; unset POSIXLY_CORRECT; ${RESTORE_OPTIONS};; ` +
-  'esac';
-
-/** Sets `__climcp_s` too: a signal that lands between the head and the loop makes the loop skip the command. */
-const STOP_TRAP = '__climcp_s=1; builtin break 1000000 2>/dev/null';
-
-const COMMAND_REDIRECTIONS = '</dev/null >&"$__climcp_o" 2>&"$__climcp_e" {__climcp_o}>&- {__climcp_e}>&-';
-
-/**
- * C-MCP-11, found by the shape oracle (shape-oracle.test.ts): stopping a job at the yield point gives the shell status
- * 147, which runs the user's ERR trap (`trap 'exit 1' ERR` would end the shell). A detachable mode falls back to S
- * when an ERR trap is set. bash 5.2 prints traps only to a stream, so `trap -p ERR` goes to a file next to the body
- * file (`$__climcp_F.t`): three syscalls, only for a command that runs a program anyway; a failed write means S too.
- * At top level, not in the head: a function does not see the ERR trap (it is not inherited without `set -E`).
- */
-const ERR_TRAP_CHECK =
-  '[[ $__climcp_m == S ]] || { builtin trap -p ERR >"$__climcp_F.t" && [[ ! -s $__climcp_F.t ]]; } || __climcp_m=S; ';
-
-/**
- * What every command line evals (issue 11, "One read"): head, the user's eval in the one-iteration loop, tail — the
- * protocol's part of the former per-command line, now parsed from a variable instead of read from the pipe. One
- * group puts stdout/stderr on /dev/null for all three (round 4: head and tail had a group each; every redirection
- * costs bash ≈ 3 µs of fcntl/dup2/close, and opening /dev/null ≈ 2.5 µs more); the user's eval gets the pipes back
- * from its own group inside it.
- */
-const COMMAND_TEXT =
-  `{ __climcp_b; ${ERR_TRAP_CHECK}__climcp_h; ` +
-  'for __climcp_l in 1; do [[ -z ${__climcp_s-} ]] || builtin break; ' +
-  `{ builtin eval "$__climcp_x$__climcp_c"; } ${COMMAND_REDIRECTIONS}; done; ` +
-  '__climcp_f "$?"; } >/dev/null 2>&1';
-
-/**
- * C-MCP-15, jobs the model hears about: the tail appends `jobs -l` to the shell's job file (`$__climcp_R`) when the
- * body asked for it (`__climcp_J=1`: the agent tracks jobs that may have ended) or when `$!` changed during the
- * command (a job was started with `&`, or `bg` continued one) — on the common path, one string comparison and
- * nothing else. `${!:-}` tolerates `set -u` before any job exists. bash forgets a finished job once `jobs` has shown
- * it, so this listing is the one place its status is read; the agent keeps it (job-ledger.ts). `>>`: a listing
- * written by an internal command's tail survives until the agent reads the file. A failed redirection (the
- * directory was removed) must not make the tail return non-zero (`set -e`), hence `|| builtin true`.
- */
-const JOBS_LISTING =
-  'if [[ -n ${__climcp_J-} || ${!:-} != "${__climcp_k-}" ]]; then __climcp_J=; __climcp_k=${!:-}; ' +
-  'builtin jobs -l >>"$__climcp_R" || builtin true; fi; ' +
-  'if [[ -n ${__climcp_u-} ]]; then __climcp_u=; builtin unset -f wait; fi; ';
-
-/**
- * What `wait %N` says of a job the user's own `wait`, `jobs` or `disown` took from bash's table (job-ledger.ts TAKEN):
- * true, where bash would say "no such job" of a job the session was told about. `$1` is expanded by the shell.
- */
-const TAKEN_NOTICE =
-  'bash: wait: $1: no longer a job of this shell: an earlier command in this session took it (its wait or jobs showed the exit status; disown lets it run untracked)';
-
-/**
- * C-MCP-15, `wait %N` for a job bash forgot: once `jobs` listed a job's end, bash drops the job (`wait %N` → "no such
- * job"; a job that was stopped and continued is not in bash's by-pid status list either). The agent keeps each
- * listed status and sends `__climcp_K[%N]=STATUS` with the next body. Only for a command whose every `wait` is
- * `wait %N` of such a job (the agent checks: `__climcp_u=1` in the body) the head defines `wait` for that command
- * and the tail removes it (JOBS_LISTING): `wait %N` then returns the kept status when bash no longer knows `%N`
- * (`jobs %N` fails), and anything else reaches the builtin unchanged. Narrow on purpose: a stop signal landing in a
- * function cannot leave the command's list (command-script header), and such a `wait` never blocks. Not installed
- * over a user's own `wait` function or alias. The logic is `__climcp_wt`, parsed at setup without user aliases; the
- * head evals only `wait() { __climcp_wt "$@"; }`, after the shape check.
- */
-const KEPT_WAIT =
-  '__climcp_wt() { if [[ $# -eq 1 && $1 == %[0-9]* && -n ${__climcp_K[$1]-} ]] && ! builtin jobs "$1" >/dev/null 2>&1; ' +
-  `then [[ \${__climcp_K[$1]} == ${TAKEN} ]] || builtin return "\${__climcp_K[$1]}"; ` +
-  `builtin printf '%s\\n' "${TAKEN_NOTICE}" >&2; builtin return 127; fi; builtin wait "$@"; }`;
-const INSTALL_KEPT_WAIT =
-  'if [[ -n ${__climcp_u-} ]]; then if [[ -z ${BASH_ALIASES[wait]+x} ]] && ! builtin declare -F wait; then ' +
-  'builtin eval \'wait() { __climcp_wt "$@"; }\'; else __climcp_u=; fi; fi; ';
-
 /** Printed on the command's stderr when the body file did not hold this command (see `__climcp_b`). */
 export const LOST_BODY_NOTICE = '[cli-mcp: the command did not reach the shell (its body file was changed); nothing ran]';
-const LOST_BODY = `builtin printf '%s\\n' ${singleQuote(LOST_BODY_NOTICE)} >&2; builtin false`;
 
 /**
- * Run once after the shell starts. Head and tail run with stdout/stderr on /dev/null (by the group around the whole
- * command text, so even their own calls' trace goes there): a user's DEBUG/RETURN trap or xtrace prints nowhere;
- * only the markers go to the saved copies.
+ * Run once after the shell starts: the functions and variables of the protocol, from protocol.sh (its readable,
+ * linted source: head `__climcp_b`, start markers `__climcp_h`, tail `__climcp_f`, channel move `__climcp_y`, the
+ * kept-status `wait` `__climcp_wt`, and the fixed command text `$__climcp_P`), assembled by protocol-source.ts with
+ * the values this module owns.
  */
-export const SHELL_SETUP = [
-  // In POSIX mode (entered by assignment, left only if it was ours) `eval` and `exec` are found before functions a
-  // hostile environment could import (BASH_FUNC_exec%%). Close every descriptor the shell inherited beyond 0-2
-  // (e.g. the agent's SANDBOX_READY_FD, whose EOF tells the local backend the agent is gone): user commands must
-  // not hold them or see them. Then the saved copies, and the reset drops an imported function `builtin`.
-  'case :$SHELLOPTS: in *:posix:*) __climcp_q=;; *) __climcp_q=1; POSIXLY_CORRECT=y;; esac',
-  'for __climcp_fd in /proc/$$/fd/*; do __climcp_fd=${__climcp_fd##*/}; case $__climcp_fd in 0|1|2) ;; ' +
-    '*) eval "exec $__climcp_fd>&-" 2>/dev/null;; esac; done; unset __climcp_fd',
-  'exec {__climcp_o}>&1 {__climcp_e}>&2',
-  `[[ -n $__climcp_q ]] && unset POSIXLY_CORRECT; { ${reset('0')}; } 2>/dev/null; __climcp_q=`,
-  // The user's shell has aliases on (as before C-AG-12); the chunk lines themselves are parsed with them off.
-  // Job control (C-MCP-11): every pipeline runs as a job in its own process group, so a command still running at
-  // the yield point can be stopped and continued in the background as `%N`.
-  'set -m; __climcp_a=1; __climcp_x=',
-  // C-MCP-15: the kept statuses of jobs bash forgot (`__climcp_K[%N]=PID`) and the `wait` that answers them.
-  `builtin declare -A __climcp_K; ${KEPT_WAIT}`,
-  `__climcp_p=$'\\x1f__CLIMCP_'; __climcp_T=${singleQuote(STOP_TRAP)}; __climcp_N=${singleQuote(BUILTIN_REMOVED_NOTICE)}`,
-  // The fixed text every command line evals (see "One read" above), and the body used when the body file was not
-  // the one this line was written for (it was removed or replaced meanwhile): the command fails, nothing hangs.
-  `__climcp_P=${singleQuote(COMMAND_TEXT)}; __climcp_L=${singleQuote(LOST_BODY)}`,
-  // Head `__climcp_b` (the nonce is in `$__climcp_g`): re-install the stop trap (see the header), read the body file
-  // (`__climcp_c`, the mode `__climcp_m`, the words `__climcp_W`, the nonce it was written for `__climcp_G`), turn the
-  // user's aliases back on for the eval (not for the agent's internal scripts, MODE I), print the start markers
-  // followed by the mode the command runs in (C-MCP-11, command-shape.ts, RUN_MODE): J (its last statement is a job
-  // to detach), P (parenthesised: the eval'd text becomes `( command\n)`, one job), W (a lone wait) or S (in the
-  // shell). J/P/W fall back to S when
-  // a WORD is an alias or a function (it would not mean what the agent read), under `set -e` (stopping a job would
-  // end the shell) and without job control (`set +m`); COMMAND_TEXT adds an ERR trap (ERR_TRAP_CHECK).
-  '__climcp_b() { __climcp_s=; builtin trap "$__climcp_T" USR1; __climcp_G=; ' +
-    '{ builtin . "$__climcp_F" && [[ $__climcp_G == "$__climcp_g" ]]; } || { __climcp_c=$__climcp_L; __climcp_m=S; }; ' +
-    '[[ -n ${__climcp_a-} && $__climcp_m != I ]] && builtin shopt -s expand_aliases; ' +
-    'case $__climcp_m in [JPW]) case $- in *e*) __climcp_m=S;; *m*) ;; *) __climcp_m=S;; esac; ' +
-    'for __climcp_i in "${__climcp_W[@]}"; do if [[ -n ${BASH_ALIASES[$__climcp_i]+x} ]] || builtin declare -F -- "$__climcp_i"; then __climcp_m=S; builtin break; fi; done;; ' +
-    `I) __climcp_m=S;; esac; ${INSTALL_KEPT_WAIT}}`,
-  // `__climcp_h`, after ERR_TRAP_CHECK: a P command's eval'd text becomes `( command\n)`; the start markers.
-  '__climcp_h() { [[ $__climcp_m == P ]] && __climcp_c="( $__climcp_c"$\'\\n\'")"; ' +
-    'builtin printf \'%s%sS%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_o"; ' +
-    'builtin printf \'%s%sS%s\' "$__climcp_p" "$__climcp_g" "$__climcp_m" >&"$__climcp_e"; }',
-  // `__climcp_y OUT ERR MARKER` (C-MCP-11): the stopped job keeps the shell's current output streams; the shell moves
-  // to the FIFOs OUT/ERR (in POSIX mode, so `exec` is the builtin), continues the job in the background and says so
-  // with MARKER on the new stdout.
-  '__climcp_y() { case :$SHELLOPTS: in *:posix:*) __climcp_q=;; *) __climcp_q=1; __climcp_O=$BASHOPTS; POSIXLY_CORRECT=y;; esac; ' +
-    'exec {__climcp_o}>&- {__climcp_e}>&-; exec >"$1" 2>"$2" {__climcp_o}>&1 {__climcp_e}>&2; ' +
-    `if [[ -n $__climcp_q ]]; then unset POSIXLY_CORRECT; ${RESTORE_OPTIONS}; fi; __climcp_q=; ` +
-    'builtin bg %+ >/dev/null 2>&1; builtin printf \'%s%s\' "$__climcp_p" "$3" >&"$__climcp_o"; }',
-  // Tail `__climcp_f STATUS`: reset (above); a user's -x/-v go off here and back on, by `$__climcp_x`, inside
-  // the next eval; notice; end markers.
-  // (The prefix is a line of its own, so `set -v` echoes the user's command as bash reads it, as in a terminal.)
-  `__climcp_f() { case $- in *[xv]*) __climcp_x="\\builtin set -\${-//[^xv]/}"$'\\n';; *) __climcp_x=;; esac; ${reset('"$1"')}; ` +
-    '[[ -n $__climcp_x ]] && builtin set +xv; ' + JOBS_LISTING +
-    'if [[ -n ${__climcp_n-} ]]; then __climcp_n=; builtin printf \'%s\\n\' "$__climcp_N" >&"$__climcp_e"; fi; ' +
-    'builtin printf \'%s%sE%d\\n\' "$__climcp_p" "$__climcp_g" "$1" >&"$__climcp_o"; ' +
-    'builtin printf \'%s%sE\' "$__climcp_p" "$__climcp_g" >&"$__climcp_e"; }',
-  '',
-].join('\n');
-
-/** `'…'` literal for any text without NUL: every `'` becomes `'\''`. */
-export function singleQuote(text: string): string {
-  return `'${text.replaceAll("'", `'\\''`)}'`;
-}
+export const SHELL_SETUP = assembleProtocol(PROTOCOL_SOURCE, { TAKEN, LOST_BODY_NOTICE, BUILTIN_REMOVED_NOTICE });
 
 /** Random bytes drawn from the kernel 512 at a time: one `getrandom` per 64 nonces instead of one per command. */
 const nonceBytes = Buffer.alloc(512);
@@ -269,11 +107,11 @@ export interface ChunkOptions {
   internal?: boolean;
   /** What the yield point may do with the command (C-MCP-11); absent = stays in the shell. */
   shape?: CommandShape;
-  /** The tail lists the shell's jobs (C-MCP-15, JOBS_LISTING): the agent tracks jobs that may have ended. */
+  /** The tail lists the shell's jobs (C-MCP-15, protocol.sh `__climcp_inline_jobs_listing`): the agent tracks jobs that may have ended. */
   listJobs?: boolean;
-  /** Jobs bash forgot, by spec, with their kept status (C-MCP-15, KEPT_WAIT). */
+  /** Jobs bash forgot, by spec, with their kept status (C-MCP-15, protocol.sh `__climcp_wt`). */
   keptJobs?: ReadonlyArray<readonly [string, KeptStatus]>;
-  /** Define the kept-status `wait` for this command (KEPT_WAIT). */
+  /** Define the kept-status `wait` for this command (protocol.sh `__climcp_wt`). */
   keptWait?: boolean;
 }
 
@@ -311,7 +149,7 @@ function keptLines(kept: ChunkOptions['keptJobs']): string {
   return (kept ?? []).map(([spec, pid]) => `__climcp_K[${singleQuote(spec)}]=${pid}; `).join('');
 }
 
-/** The line that sets the shell's body file and its job file (JOBS_LISTING), after SHELL_SETUP. */
+/** The line that sets the shell's body file and its job file (the tail's job listing), after SHELL_SETUP. */
 export function bodyFileLine(path: string, jobsPath: string): string {
   return `__climcp_F=${singleQuote(path)}; __climcp_R=${singleQuote(jobsPath)}\n`;
 }
