@@ -97,5 +97,7 @@ describe(dummyKubeconfig.name, () => {
       users: [{ name: 'cli-mcp-egress', user: { token: PLACEHOLDER_TOKEN } }],
       contexts: [{ name: 'prod', context: { cluster: 'prod', user: 'cli-mcp-egress', namespace: 'ops' } }],
     });
+    const proxied = parse(dummyKubeconfig(await readKubeconfigRoutes(text, '/', noFiles), GATEWAY_CA, { proxyUrl: 'http://127.0.0.1:3128' }));
+    expect(proxied.clusters[0].cluster['proxy-url']).toBe('http://127.0.0.1:3128');
   });
 });

@@ -88,13 +88,16 @@ export async function readKubeconfigRoutes(text: string, baseDir: string, readFi
 /**
  * The kubeconfig a sandbox gets (C-EGR-5): the real server URLs, so clients CONNECT to the real host:port, the
  * gateway's CA as every cluster's CA, and one user whose token is a placeholder. Never a real credential.
+ * `proxyUrl` becomes each cluster's `proxy-url`: Go clients (kubectl) never send a request for a loopback host
+ * through `HTTPS_PROXY` — a laptop's kind or minikube API server is on 127.0.0.1 — but always through `proxy-url`.
  */
-export function dummyKubeconfig(config: EgressKubeconfig, gatewayCaPem: string): string {
+export function dummyKubeconfig(config: EgressKubeconfig, gatewayCaPem: string, options: { proxyUrl?: string } = {}): string {
   const ca = Buffer.from(gatewayCaPem).toString('base64');
+  const proxy = options.proxyUrl === undefined ? {} : { 'proxy-url': options.proxyUrl };
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: config.clusters.map(({ name, server }) => ({ name, cluster: { server, 'certificate-authority-data': ca } })),
+    clusters: config.clusters.map(({ name, server }) => ({ name, cluster: { server, 'certificate-authority-data': ca, ...proxy } })),
     users: [{ name: PLACEHOLDER_USER, user: { token: PLACEHOLDER_TOKEN } }],
     contexts: config.contexts.map(({ name, cluster, namespace }) => ({ name, context: { cluster, user: PLACEHOLDER_USER, ...(namespace ? { namespace } : {}) } })),
     'current-context': config.currentContext ?? '',

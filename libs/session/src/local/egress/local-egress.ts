@@ -9,7 +9,7 @@ import { EGRESS_SOCKET_SUFFIX } from '../agent-endpoint.js';
 import type { HostFs } from '../host-fs.js';
 import type { LocalEgressConfig } from '../local-backend.options.js';
 import type { EgressReport, LocalEgress, SandboxEgress } from './local-egress.port.js';
-import { sandboxEgressEnv, SYSTEM_CA_BUNDLES } from './sandbox-egress-env.js';
+import { RELAY_URL, sandboxEgressEnv, SYSTEM_CA_BUNDLES } from './sandbox-egress-env.js';
 
 export interface LocalEgressDeps {
   config: LocalEgressConfig;
@@ -42,7 +42,7 @@ export async function startLocalEgress(deps: LocalEgressDeps): Promise<LocalEgre
     routes, ca, resolver: deps.resolver, dialer: deps.dialer, metrics: deps.metrics,
     audit: audit ? jsonLineSink((line) => audit.write(line)) : undefined,
   });
-  const kubeconfig = config.kubeconfig ? dummyKubeconfig(config.kubeconfig.read, ca.certPem) : undefined;
+  const kubeconfig = config.kubeconfig ? dummyKubeconfig(config.kubeconfig.read, ca.certPem, { proxyUrl: RELAY_URL }) : undefined;
   const given = sandboxEgressEnv({ gatewayCaPem: ca.certPem, systemBundle, kubeconfig });
   const report: EgressReport = {
     routes: routes.all().map((route) => `${route.target.key} (${route.kind === 'kubernetes' ? 'kubernetes, credential injected' : 'allow'})`),

@@ -14,6 +14,7 @@ export const SANDBOX_CA_BUNDLE = `${SANDBOX_EGRESS_DIR}/ca-bundle.pem`;
 export const SANDBOX_KUBECONFIG = '/run/cli-mcp/kubeconfig';
 /** The relay's loopback port, the sandbox's `HTTP_PROXY` (the agent relays it, apps/sandbox-agent egress-relay.ts). */
 export const EGRESS_RELAY_PORT = 3128;
+export const RELAY_URL = `http://127.0.0.1:${EGRESS_RELAY_PORT}`;
 
 /** Where distributions keep their CA bundle (the order Go's crypto/x509 tries them in). */
 export const SYSTEM_CA_BUNDLES = [
@@ -43,7 +44,7 @@ export interface SandboxEgressInput {
  * nothing: the sandbox reaches no server but the gateway.
  */
 export function sandboxEgressEnv(input: SandboxEgressInput): { env: Record<string, string>; agentEnv: Record<string, string>; files: ViewFile[] } {
-  const proxy = `http://127.0.0.1:${EGRESS_RELAY_PORT}`;
+  const proxy = RELAY_URL;
   const noProxy = 'localhost,127.0.0.1,::1';
   const bundle = input.systemBundle === undefined ? input.gatewayCaPem : `${input.systemBundle.trimEnd()}\n${input.gatewayCaPem}`;
   const env: Record<string, string> = {
