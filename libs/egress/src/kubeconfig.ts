@@ -1,168 +1,137 @@
-import { isAbsolute, resolve } from 'node:path';
-import { parse, stringify } from 'yaml';
-import { parseAuthority } from './authority.js';
-import type { KubeCredential, KubeRoute } from './routes.js';
-
-/** A kubeconfig the gateway cannot use at all: the caller names its flag or field in front of the message. */
-export class KubeconfigProblem extends Error {}
-
-/** What a real kubeconfig yields for the gateway (C-EGR-5) and for the sandbox's dummy kubeconfig. */
-export interface EgressKubeconfig {
-  /** One Kubernetes route per API server (`host:port`) with a usable credential. */
-  readonly routes: readonly KubeRoute[];
-  /** The clusters the sandbox may name: those behind a route, with their server URLs as written. */
-  readonly clusters: ReadonlyArray<{ readonly name: string; readonly server: string }>;
-  readonly contexts: ReadonlyArray<{ readonly name: string; readonly cluster: string; readonly namespace?: string }>;
-  readonly currentContext?: string;
-  /** Clusters left out, each with the reason (the caller warns about them). */
-  readonly skipped: ReadonlyArray<{ readonly cluster: string; readonly reason: string }>;
-}
-
-/** Reads a file a kubeconfig refers to (`certificate-authority`, `client-key`, `tokenFile`). */
-export type KubeconfigFileReader = (path: string) => Promise<string>;
-
-type Entry = Record<string, unknown>;
-interface Named { readonly name: string; readonly body: Entry }
-
-/** The user every context of the dummy kubeconfig uses; its token is a placeholder the gateway replaces. */
-export const PLACEHOLDER_USER = 'cli-mcp-egress';
-export const PLACEHOLDER_TOKEN = 'cli-mcp-egress-placeholder-token';
+import { dirname, isAbsolute, join } from 'node:path';
+import { parse } from 'yaml';
+import type { KubeCredential } from './routes.js';
 
 /**
- * Turns a kubeconfig into Kubernetes routes: each cluster its contexts name becomes a route to its API server,
- * pinned to the cluster's CA, with the credential of the user the current context (else the first context in file
- * order) pairs it with. Clusters the gateway cannot serve faithfully are skipped with a reason: exec and
- * auth-provider users, no CA to pin, `insecure-skip-tls-verify`, `proxy-url`, `tls-server-name`, plain http and
- * server URLs with a path. None usable at all is a problem.
+ * A kubeconfig as the gateway reads it (issue 20: the investigation kubeconfig on Kubernetes, `--egress-kubeconfig`
+ * on a laptop, and the gateway's own API access): clusters, users and contexts by name, file references already
+ * read. Parsing never contacts anything; `readFile` resolves `certificate-authority`, `client-certificate`,
+ * `client-key` and `tokenFile` paths (relative to the kubeconfig's directory, as kubectl does).
  */
-export async function readKubeconfigRoutes(text: string, baseDir: string, readFile: KubeconfigFileReader): Promise<EgressKubeconfig> {
-  let doc: unknown;
+export interface Kubeconfig {
+  readonly clusters: ReadonlyMap<string, KubeconfigCluster>;
+  readonly users: ReadonlyMap<string, KubeconfigUser>;
+  readonly contexts: ReadonlyMap<string, KubeconfigContext>;
+  readonly currentContext: string | undefined;
+}
+
+export interface KubeconfigCluster {
+  readonly server: string;
+  /** PEM of `certificate-authority-data` or of the `certificate-authority` file. */
+  readonly caPem: string | undefined;
+  readonly insecureSkipTlsVerify: boolean;
+  /** Fields the gateway cannot honour (`tls-server-name`, `proxy-url`), named for the error. */
+  readonly unsupported: readonly string[];
+}
+
+export interface KubeconfigUser {
+  readonly token: string | undefined;
+  readonly cert: string | undefined;
+  readonly key: string | undefined;
+  /** Ways of authenticating the gateway cannot inject (`exec`, `auth-provider`, basic auth). */
+  readonly unsupported: readonly string[];
+}
+
+export interface KubeconfigContext {
+  readonly cluster: string;
+  readonly user: string;
+  readonly namespace: string | undefined;
+}
+
+/** A kubeconfig the gateway cannot use; the message lists every problem, each naming its entry and field. */
+export class KubeconfigError extends Error {
+  constructor(
+    readonly source: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`${source}: ${problems.join('; ')}`);
+    this.name = 'KubeconfigError';
+  }
+}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/**
+ * Parses kubeconfig YAML (or JSON). `source` names the file in every message. Throws `KubeconfigError` for text
+ * that is not a kubeconfig or names a file that cannot be read.
+ */
+export function parseKubeconfig(yaml: string, source: string, readFile?: (path: string) => string): Kubeconfig {
+  const problems: string[] = [];
+  let document: unknown;
   try {
-    doc = parse(text);
+    document = parse(yaml);
   } catch (error) {
-    throw new KubeconfigProblem(`is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    throw new KubeconfigError(source, [`not YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`]);
   }
-  if (!isEntry(doc)) throw new KubeconfigProblem('is not a kubeconfig (expected a mapping with clusters, users and contexts)');
-  const clusters = namedList(doc, 'clusters', 'cluster');
-  const users = namedList(doc, 'users', 'user');
-  const contexts = namedList(doc, 'contexts', 'context');
-  const current = typeof doc['current-context'] === 'string' ? doc['current-context'] : undefined;
-  const file = (path: string): Promise<string> => readFile(isAbsolute(path) ? path : resolve(baseDir, path));
-
-  // The current context decides its cluster's identity; the others follow in file order.
-  const ordered = [...contexts.filter((c) => c.name === current), ...contexts.filter((c) => c.name !== current)];
-  const routes = new Map<string, KubeRoute>();
-  const kept = new Map<string, { name: string; server: string }>();
-  const skipped = new Map<string, string>();
-  for (const context of ordered) {
-    const clusterName = str(context.body.cluster);
-    if (clusterName === undefined || kept.has(clusterName)) continue;
-    const cluster = clusters.find((c) => c.name === clusterName);
-    const user = users.find((u) => u.name === str(context.body.user));
-    const outcome = cluster ? await routeOf(cluster, user, file) : `no cluster named ${JSON.stringify(clusterName)}`;
-    if (typeof outcome === 'string') {
-      if (!skipped.has(clusterName)) skipped.set(clusterName, outcome);
-      continue;
+  if (!isObject(document)) throw new KubeconfigError(source, ['not a kubeconfig (expected a mapping with clusters, users and contexts)']);
+  const read = (path: string, what: string): string | undefined => {
+    if (!readFile) {
+      problems.push(`${what}: file references are not supported here (${path}); embed it as ${what}-data`);
+      return undefined;
     }
-    skipped.delete(clusterName);
-    kept.set(clusterName, { name: clusterName, server: outcome.server });
-    // Two cluster entries for one API server: one credential per host:port, the first (by the order above) wins.
-    if (!routes.has(outcome.route.authority)) routes.set(outcome.route.authority, outcome.route);
-  }
-  if (routes.size === 0) {
-    const why = [...skipped].map(([name, reason]) => `${name}: ${reason}`).join('; ');
-    throw new KubeconfigProblem(`has no cluster the egress gateway can use${why ? ` (${why})` : ' (no context names a cluster)'}`);
-  }
-  const keptContexts = contexts
-    .filter((c) => kept.has(str(c.body.cluster) ?? ''))
-    .map((c) => ({ name: c.name, cluster: str(c.body.cluster)!, ...(str(c.body.namespace) ? { namespace: str(c.body.namespace) } : {}) }));
-  return {
-    routes: [...routes.values()],
-    clusters: [...kept.values()],
-    contexts: keptContexts,
-    currentContext: keptContexts.some((c) => c.name === current) ? current : keptContexts[0]?.name,
-    skipped: [...skipped].map(([cluster, reason]) => ({ cluster, reason })),
+    const resolved = isAbsolute(path) ? path : join(dirname(source), path);
+    try {
+      return readFile(resolved);
+    } catch (error) {
+      problems.push(`${what}: cannot read ${resolved}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+      return undefined;
+    }
   };
-}
+  const data = (entry: Json, field: string, what: string): string | undefined => {
+    const inline = text(entry[`${field}-data`]);
+    if (inline !== undefined) return Buffer.from(inline, 'base64').toString('utf8');
+    const path = text(entry[field]);
+    return path === undefined ? undefined : read(path, `${what}.${field}`);
+  };
 
-/**
- * The kubeconfig a sandbox gets (C-EGR-5): the real server URLs, so clients CONNECT to the real host:port, the
- * gateway's CA as every cluster's CA, and one user whose token is a placeholder. Never a real credential.
- * `proxyUrl` becomes each cluster's `proxy-url`: Go clients (kubectl) never send a request for a loopback host
- * through `HTTPS_PROXY` — a laptop's kind or minikube API server is on 127.0.0.1 — but always through `proxy-url`.
- */
-export function dummyKubeconfig(config: EgressKubeconfig, gatewayCaPem: string, options: { proxyUrl?: string } = {}): string {
-  const ca = Buffer.from(gatewayCaPem).toString('base64');
-  const proxy = options.proxyUrl === undefined ? {} : { 'proxy-url': options.proxyUrl };
-  return stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: config.clusters.map(({ name, server }) => ({ name, cluster: { server, 'certificate-authority-data': ca, ...proxy } })),
-    users: [{ name: PLACEHOLDER_USER, user: { token: PLACEHOLDER_TOKEN } }],
-    contexts: config.contexts.map(({ name, cluster, namespace }) => ({ name, context: { cluster, user: PLACEHOLDER_USER, ...(namespace ? { namespace } : {}) } })),
-    'current-context': config.currentContext ?? '',
-  });
-}
-
-async function routeOf(cluster: Named, user: Named | undefined, file: (path: string) => Promise<string>): Promise<{ route: KubeRoute; server: string } | string> {
-  const body = cluster.body;
-  const server = str(body.server);
-  if (server === undefined) return 'no server URL';
-  let url: URL;
-  try {
-    url = new URL(server);
-  } catch {
-    return `server ${JSON.stringify(server)} is not a URL`;
+  const clusters = new Map<string, KubeconfigCluster>();
+  for (const [name, cluster] of named(document['clusters'], 'cluster', 'clusters', problems)) {
+    const unsupported = ['tls-server-name', 'proxy-url'].filter((field) => cluster[field] !== undefined && cluster[field] !== '');
+    clusters.set(name, {
+      server: text(cluster['server']) ?? '',
+      caPem: data(cluster, 'certificate-authority', `clusters[${name}]`),
+      insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] === true,
+      unsupported,
+    });
   }
-  if (url.protocol !== 'https:') return `server ${server} is not https (the gateway reaches API servers over TLS only)`;
-  if (url.pathname !== '/' && url.pathname !== '') return `server ${server} has a path prefix, which the gateway's API path check does not support`;
-  if (body['insecure-skip-tls-verify'] === true) return 'insecure-skip-tls-verify is set (the gateway must verify the API server against a CA)';
-  for (const field of ['proxy-url', 'tls-server-name']) if (body[field] !== undefined) return `${field} is not supported`;
-  const authority = parseAuthority(url.port === '' ? `${url.hostname}:443` : url.host).key;
-  const ca = await pemField(body, 'certificate-authority', file);
-  if (ca === undefined) return 'no certificate-authority(-data) to verify the API server against';
-  if (!user) return 'its context names no user';
-  const credential = await credentialOf(user, file);
-  if (typeof credential === 'string') return credential;
-  return { route: { kind: 'kubernetes', authority, ca, credential }, server };
+  const users = new Map<string, KubeconfigUser>();
+  for (const [name, user] of named(document['users'], 'user', 'users', problems)) {
+    const tokenFile = text(user['tokenFile']);
+    const token = text(user['token']) ?? (tokenFile === undefined ? undefined : read(tokenFile, `users[${name}].tokenFile`)?.trim());
+    const unsupported = ['exec', 'auth-provider', 'username', 'password'].filter((field) => user[field] !== undefined && user[field] !== null && user[field] !== '');
+    users.set(name, { token, cert: data(user, 'client-certificate', `users[${name}]`), key: data(user, 'client-key', `users[${name}]`), unsupported });
+  }
+  const contexts = new Map<string, KubeconfigContext>();
+  for (const [name, context] of named(document['contexts'], 'context', 'contexts', problems)) {
+    contexts.set(name, { cluster: text(context['cluster']) ?? '', user: text(context['user']) ?? '', namespace: text(context['namespace']) });
+  }
+  if (problems.length > 0) throw new KubeconfigError(source, problems);
+  return { clusters, users, contexts, currentContext: text(document['current-context']) };
 }
 
-async function credentialOf(user: Named, file: (path: string) => Promise<string>): Promise<KubeCredential | string> {
-  const body = user.body;
-  if (body.exec !== undefined) return `user ${user.name} uses an exec credential plugin, which is not supported (give a token or client certificate)`;
-  if (body['auth-provider'] !== undefined) return `user ${user.name} uses an auth-provider, which is not supported (give a token or client certificate)`;
-  const token = str(body.token) ?? (str(body.tokenFile) ? (await file(str(body.tokenFile)!)).trim() : undefined);
-  if (token) return { token };
-  const cert = await pemField(body, 'client-certificate', file);
-  const key = await pemField(body, 'client-key', file);
-  if (cert && key) return { cert, key };
-  return `user ${user.name} has no token or client certificate and key`;
-}
-
-/** `<name>-data` (base64) or `<name>` (a file path), as PEM text. */
-async function pemField(body: Entry, name: string, file: (path: string) => Promise<string>): Promise<string | undefined> {
-  const data = str(body[`${name}-data`]);
-  const text = data !== undefined ? Buffer.from(data, 'base64').toString('utf8') : str(body[name]) ? await file(str(body[name])!) : undefined;
-  if (text === undefined) return undefined;
-  if (!text.includes('-----BEGIN ')) throw new KubeconfigProblem(`${name}${data !== undefined ? '-data' : ''} is not PEM`);
-  return text;
-}
-
-function namedList(doc: Entry, list: string, field: string): Named[] {
-  const raw = doc[list] ?? [];
-  if (!Array.isArray(raw)) throw new KubeconfigProblem(`${list} is not a list`);
-  return raw.map((item: unknown, index) => {
-    if (!isEntry(item) || typeof item.name !== 'string' || !isEntry(item[field])) {
-      throw new KubeconfigProblem(`${list}[${index}] needs a name and a ${field} mapping`);
-    }
-    return { name: item.name, body: item[field] };
+/** `[{name, <field>: {...}}]` → name → entry; malformed entries are problems. */
+function named(list: unknown, field: string, key: string, problems: string[]): Array<[string, Json]> {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) {
+    problems.push(`${key} must be a list`);
+    return [];
+  }
+  const entries: Array<[string, Json]> = [];
+  list.forEach((item: unknown, index) => {
+    const name = isObject(item) ? text(item['name']) : undefined;
+    if (!isObject(item) || name === undefined || !isObject(item[field])) return void problems.push(`${key}[${index}] needs a name and a ${field} mapping`);
+    if (entries.some(([seen]) => seen === name)) return void problems.push(`${key}[${index}]: ${JSON.stringify(name)} is listed twice`);
+    entries.push([name, item[field]]);
   });
+  return entries;
 }
 
-function isEntry(value: unknown): value is Entry {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
+/** The credential of a user, or why the gateway cannot inject it. */
+export function userCredential(user: KubeconfigUser, name: string): KubeCredential | string {
+  if (user.unsupported.length > 0) return `users[${name}] authenticates with ${user.unsupported.join(', ')}; the gateway can inject only a token or a client certificate`;
+  if (user.token !== undefined) return { token: user.token };
+  if (user.cert !== undefined && user.key !== undefined) return { cert: user.cert, key: user.key };
+  return `users[${name}] has no token and no client certificate`;
 }

@@ -129,7 +129,7 @@ while True:
   it('shows no real token and no agent token: env, /proc/*/environ, ps eww, $KUBECONFIG, no service-account mount', async () => {
     const out = await run([
       '{ env; for p in /proc/[0-9]*; do cat $p/environ $p/cmdline; done; ps eww -e; cat "$KUBECONFIG"; } 2>/dev/null | tr "\\0" "\\n" > /tmp/all',
-      'grep -c "^HTTPS_PROXY=http://127.0.0.1:3128$" /tmp/all; grep -c "token: cli-mcp-egress-placeholder-token" /tmp/all',
+      'grep -c "^HTTPS_PROXY=http://127.0.0.1:3128$" /tmp/all; grep -c "token: egress-gateway-managed" /tmp/all',
       'ls /var/run/secrets/kubernetes.io 2>&1 | tail -1',
       'cat /tmp/all',
     ].join('\n'));

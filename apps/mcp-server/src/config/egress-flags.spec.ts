@@ -1,3 +1,4 @@
+import { kubeconfigRoutes } from '@cli-mcp/egress';
 import { describe, expect, it } from 'vitest';
 import { loadServerConfig, type ConfigOutcome } from './load-server-config.js';
 
@@ -9,11 +10,11 @@ const kubeconfig = (clusters: Array<{ name: string; server: string; user: Record
   'current-context': clusters[0]?.name ?? '',
 });
 const FILES: Record<string, string> = {
-  '/home/ada/.kube/config': kubeconfig([
+  '/home/ada/.kube/config': kubeconfig([{ name: 'prod', server: 'https://api.prod.example:6443', user: { token: 'REAL' } }]),
+  '/home/ada/mixed': kubeconfig([
     { name: 'prod', server: 'https://api.prod.example:6443', user: { token: 'REAL' } },
     { name: 'eks', server: 'https://eks.example', user: { exec: { command: 'aws' } } },
   ]),
-  '/home/ada/only-exec': kubeconfig([{ name: 'eks', server: 'https://eks.example', user: { exec: { command: 'aws' } } }]),
   '/home/ada/broken': 'clusters: [',
 };
 
@@ -32,11 +33,9 @@ describe('egress flags (loadServerConfig)', () => {
     const { local } = outcome.config;
     expect(local.network).toBe('proxy');
     expect(local.egress).toMatchObject({ allow: ['pypi.org:443', 'github.com:443'], auditLog: '/var/log/egress.jsonl', kubeconfig: { path: '/home/ada/.kube/config' } });
-    expect(local.egress?.kubeconfig?.read.routes).toEqual([{ kind: 'kubernetes', authority: 'api.prod.example:6443', ca: CA, credential: { token: 'REAL' } }]);
-    // A cluster it cannot route is a warning naming the flag, not a failure.
-    expect(outcome.warnings).toEqual([
-      '--egress-kubeconfig (env CLI_MCP_EGRESS_KUBECONFIG): cluster "eks" is not routed (sandboxes cannot reach it): user eks uses an exec credential plugin, which is not supported (give a token or client certificate)',
-    ]);
+    const { config, path } = local.egress!.kubeconfig!;
+    expect(kubeconfigRoutes(config, path)).toEqual([{ kind: 'kubernetes', authority: 'api.prod.example:6443', ca: CA, credential: { token: 'REAL' } }]);
+    expect(outcome.warnings).toEqual([]);
   });
 
   it('takes the allow list from the environment too, and proxy without any route', async () => {
@@ -60,7 +59,8 @@ describe('egress flags (loadServerConfig)', () => {
       "--egress-kubeconfig (env CLI_MCP_EGRESS_KUBECONFIG): cannot read /home/ada/missing: ENOENT: no such file or directory, open '/home/ada/missing'",
       '--egress-audit-log (env CLI_MCP_EGRESS_AUDIT_LOG): /state/sessions/x/workspace/audit is inside --state-dir /state, where sandboxes\' workspaces live; choose a path outside it',
     ]);
-    for (const [file, why] of [['broken', /broken is not valid YAML/], ['only-exec', /only-exec has no cluster the egress gateway can use \(eks: user eks uses an exec credential plugin/]] as const) {
+    // A context the gateway cannot route is refused rather than dropped: kubectl --context would find it missing.
+    for (const [file, why] of [['broken', /broken: not YAML/], ['mixed', /mixed: users\[eks\] authenticates with exec; .* \(a laptop kubeconfig with many contexts: give one made by kubectl config view --minify --flatten --context NAME\)$/]] as const) {
       const bad = await load(['--egress-kubeconfig', `/home/ada/${file}`]);
       expect(bad.kind === 'invalid' && bad.problems).toEqual([expect.stringMatching(new RegExp(`^--egress-kubeconfig \\(env CLI_MCP_EGRESS_KUBECONFIG\\): /home/ada/${why.source}`))]);
     }

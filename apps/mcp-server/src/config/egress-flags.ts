@@ -1,4 +1,5 @@
-import { dirname, relative, resolve, isAbsolute } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { FlagReader } from '@cli-mcp/common';
 import type { LocalEgressConfig } from '@cli-mcp/session';
 import type { BackendKind, LocalNetwork } from './server-config.js';
@@ -17,11 +18,11 @@ const FLAGS = ['egress-allow', 'egress-kubeconfig', 'egress-audit-log'] as const
 
 /**
  * The egress gateway's flags (docs/egress.md), checked once (C-CFG-1): each `--egress-allow` parsed as the gateway
- * will, the kubeconfig read (unreadable or unusable: a problem naming the flag; clusters it cannot route: a
- * warning each), the audit file kept out of the state dir. Any of them turns `--local-network auto` into `proxy`;
+ * will, the kubeconfig read (unreadable, or a context the gateway cannot route: a problem naming the flag), the
+ * audit file kept out of the state dir. Any of them turns `--local-network auto` into `proxy`;
  * with another network they would be silently useless, so that is a problem too.
  */
-export async function readEgress(flags: FlagReader, input: EgressInput, warnings: string[]): Promise<{ network: LocalNetwork; egress?: LocalEgressConfig }> {
+export async function readEgress(flags: FlagReader, input: EgressInput): Promise<{ network: LocalNetwork; egress?: LocalEgressConfig }> {
   const given = FLAGS.filter((name) => flags.isSet(name));
   if (given.length === 0) return { network: input.network, egress: input.network === 'proxy' ? { allow: [] } : undefined };
   const labels = given.map((name) => flags.label(name)).join(', ');
@@ -45,20 +46,18 @@ export async function readEgress(flags: FlagReader, input: EgressInput, warnings
       flags.invalid('egress-allow', `${JSON.stringify(entry)}: ${(error as Error).message}`);
     }
   }
-  const kubeconfig = await readKubeconfig(flags, input, egress, warnings);
+  const kubeconfig = await readKubeconfig(flags, input, egress);
   const auditLog = readAuditLog(flags, input);
   try {
     // Conflicts between the flags (one host:port both allowed and a cluster) surface now, not at the first sandbox.
-    new egress.Routes([...allow.map((authority) => ({ kind: 'allow' as const, authority })), ...(kubeconfig?.read.routes ?? [])]);
+    new egress.Routes([...allow.map((authority) => ({ kind: 'allow' as const, authority })), ...(kubeconfig ? egress.kubeconfigRoutes(kubeconfig.config, kubeconfig.path) : [])]);
   } catch (error) {
     flags.fail(`${labels}: ${(error as Error).message}`);
   }
   return { network: 'proxy', egress: { allow, kubeconfig, auditLog } };
 }
 
-async function readKubeconfig(
-  flags: FlagReader, input: EgressInput, egress: typeof import('@cli-mcp/egress'), warnings: string[],
-): Promise<LocalEgressConfig['kubeconfig']> {
+async function readKubeconfig(flags: FlagReader, input: EgressInput, egress: typeof import('@cli-mcp/egress')): Promise<LocalEgressConfig['kubeconfig']> {
   const given = flags.string('egress-kubeconfig');
   if (given === undefined) return undefined;
   const path = resolve(input.cwd, given);
@@ -70,14 +69,13 @@ async function readKubeconfig(
     return undefined;
   }
   try {
-    const read = await egress.readKubeconfigRoutes(text, dirname(path), (file) => input.readFile(file));
-    for (const { cluster, reason: why } of read.skipped) {
-      warnings.push(`${flags.label('egress-kubeconfig')}: cluster ${JSON.stringify(cluster)} is not routed (sandboxes cannot reach it): ${why}`);
-    }
-    return { path, read };
+    // Files it names (certificate-authority, client-key, tokenFile) are read now too, relative to it.
+    const config = egress.parseKubeconfig(text, path, (file) => readFileSync(file, 'utf8'));
+    egress.kubeconfigRoutes(config, path);
+    return { path, config };
   } catch (error) {
-    const detail = error instanceof egress.KubeconfigProblem ? error.message : `cannot read a file it names: ${reason(error)}`;
-    flags.invalid('egress-kubeconfig', `${path} ${detail}`);
+    if (!(error instanceof egress.KubeconfigError)) throw error;
+    flags.invalid('egress-kubeconfig', `${error.message} (a laptop kubeconfig with many contexts: give one made by kubectl config view --minify --flatten --context NAME)`);
     return undefined;
   }
 }

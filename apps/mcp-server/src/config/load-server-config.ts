@@ -55,7 +55,7 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
   const kubernetes = readKubernetesSettings(flags, backend === 'kubernetes', settings.podTimeouts, warnings);
   const readOnlyBinds = flags.list('local-ro-bind').map((path) => resolve(io.cwd, path));
   const bounds = readLocalBounds(flags);
-  const { network, egress } = await readEgress(flags, { backend, network: settings.localNetwork, stateDir, cwd: io.cwd, readFile: (path) => io.readFile(path) }, warnings);
+  const { network, egress } = await readEgress(flags, { backend, network: settings.localNetwork, stateDir, cwd: io.cwd, readFile: (path) => io.readFile(path) });
 
   const config: ServerConfig = {
     version: io.version,

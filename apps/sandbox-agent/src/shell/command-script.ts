@@ -52,6 +52,7 @@
 
 import { randomFillSync } from 'node:crypto';
 import type { CommandShape } from './command-shape.js';
+import { TAKEN, type KeptStatus } from './job-ledger.js';
 
 /** First bytes of every marker; \x1f (unit separator) makes an accidental partial match in real output rare. */
 export const MARKER_PREFIX = '\x1f__CLIMCP_';
@@ -141,6 +142,13 @@ const JOBS_LISTING =
   'if [[ -n ${__climcp_u-} ]]; then __climcp_u=; builtin unset -f wait; fi; ';
 
 /**
+ * What `wait %N` says of a job the user's own `wait`, `jobs` or `disown` took from bash's table (job-ledger.ts TAKEN):
+ * true, where bash would say "no such job" of a job the session was told about. `$1` is expanded by the shell.
+ */
+const TAKEN_NOTICE =
+  'bash: wait: $1: no longer a job of this shell: an earlier command in this session took it (its wait or jobs showed the exit status; disown lets it run untracked)';
+
+/**
  * C-MCP-15, `wait %N` for a job bash forgot: once `jobs` listed a job's end, bash drops the job (`wait %N` → "no such
  * job"; a job that was stopped and continued is not in bash's by-pid status list either). The agent keeps each
  * listed status and sends `__climcp_K[%N]=STATUS` with the next body. Only for a command whose every `wait` is
@@ -153,7 +161,8 @@ const JOBS_LISTING =
  */
 const KEPT_WAIT =
   '__climcp_wt() { if [[ $# -eq 1 && $1 == %[0-9]* && -n ${__climcp_K[$1]-} ]] && ! builtin jobs "$1" >/dev/null 2>&1; ' +
-  'then builtin return "${__climcp_K[$1]}"; fi; builtin wait "$@"; }';
+  `then [[ \${__climcp_K[$1]} == ${TAKEN} ]] || builtin return "\${__climcp_K[$1]}"; ` +
+  `builtin printf '%s\\n' "${TAKEN_NOTICE}" >&2; builtin return 127; fi; builtin wait "$@"; }`;
 const INSTALL_KEPT_WAIT =
   'if [[ -n ${__climcp_u-} ]]; then if [[ -z ${BASH_ALIASES[wait]+x} ]] && ! builtin declare -F wait; then ' +
   'builtin eval \'wait() { __climcp_wt "$@"; }\'; else __climcp_u=; fi; fi; ';
@@ -263,7 +272,7 @@ export interface ChunkOptions {
   /** The tail lists the shell's jobs (C-MCP-15, JOBS_LISTING): the agent tracks jobs that may have ended. */
   listJobs?: boolean;
   /** Jobs bash forgot, by spec, with their kept status (C-MCP-15, KEPT_WAIT). */
-  keptJobs?: ReadonlyArray<readonly [string, number]>;
+  keptJobs?: ReadonlyArray<readonly [string, KeptStatus]>;
   /** Define the kept-status `wait` for this command (KEPT_WAIT). */
   keptWait?: boolean;
 }

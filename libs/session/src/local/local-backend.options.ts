@@ -1,5 +1,5 @@
 import type { AgentClient } from '@cli-mcp/agent-client';
-import type { Dialer, EgressKubeconfig, EgressMetrics, Resolver } from '@cli-mcp/egress';
+import type { Dialer, EgressMetrics, Kubeconfig, Resolver } from '@cli-mcp/egress';
 import type { Clock } from '@cli-mcp/common';
 import type { DiskUsage } from './bounds/disk-usage.js';
 import type { ProcessTable } from './bounds/memory-monitor.js';
@@ -34,8 +34,8 @@ export type LocalNetwork = 'auto' | 'isolated' | 'host' | 'none' | 'proxy';
 export interface LocalEgressConfig {
   /** `--egress-allow`: canonical `host:port` authorities. */
   readonly allow: readonly string[];
-  /** `--egress-kubeconfig`: its path (for messages) and what it yields (routes, the dummy kubeconfig's parts). */
-  readonly kubeconfig?: { readonly path: string; readonly read: EgressKubeconfig };
+  /** `--egress-kubeconfig`: its path and its parsed content, whose routes the configuration checked. */
+  readonly kubeconfig?: { readonly path: string; readonly config: Kubeconfig };
   /** `--egress-audit-log`: a file the audit lines are appended to (0600); unset = no audit file. */
   readonly auditLog?: string;
 }

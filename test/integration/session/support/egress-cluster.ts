@@ -1,8 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { readKubeconfigRoutes } from '@cli-mcp/egress';
+import { join } from 'node:path';
+import { parseKubeconfig } from '@cli-mcp/egress';
 import type { LocalEgressConfig } from '@cli-mcp/session';
 import { PODS, startFakeCluster, type FakeCluster } from '@cli-mcp/testing';
 
@@ -56,11 +56,10 @@ export async function startEgressCluster(): Promise<EgressCluster> {
   });
   const dir = mkdtempSync(join(tmpdir(), 'egress-it-'));
   const auditLog = join(dir, 'audit.jsonl');
-  const text = readFileSync(cluster.kubeconfigPath, 'utf8');
-  const read = await readKubeconfigRoutes(text, dirname(cluster.kubeconfigPath), (path) => Promise.resolve(readFileSync(path, 'utf8')));
+  const config = parseKubeconfig(readFileSync(cluster.kubeconfigPath, 'utf8'), cluster.kubeconfigPath);
   return {
     cluster, url: cluster.url, authority: new URL(cluster.url).host, auditLog,
-    egress: { allow: [], kubeconfig: { path: cluster.kubeconfigPath, read }, auditLog },
+    egress: { allow: [], kubeconfig: { path: cluster.kubeconfigPath, config }, auditLog },
     audit: () => {
       try {
         return readFileSync(auditLog, 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>);

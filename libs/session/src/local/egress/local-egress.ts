@@ -2,7 +2,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { chmod } from 'node:fs/promises';
 import type { Server } from 'node:net';
 import {
-  dummyKubeconfig, EgressGateway, jsonLineSink, Routes, RuntimeCa, type ConnectionContext, type Dialer, type EgressMetrics, type Resolver, type RouteSpec,
+  dummyKubeconfig, EgressGateway, jsonLineSink, kubeconfigRoutes, Routes, RuntimeCa, type ConnectionContext, type Dialer, type EgressMetrics, type Resolver, type RouteSpec,
 } from '@cli-mcp/egress';
 import { SessionError, SessionErrorCode } from '../../session-error.js';
 import { EGRESS_SOCKET_SUFFIX } from '../agent-endpoint.js';
@@ -34,7 +34,7 @@ export async function startLocalEgress(deps: LocalEgressDeps): Promise<LocalEgre
   const { config } = deps;
   const specs: RouteSpec[] = [
     ...config.allow.map((authority): RouteSpec => ({ kind: 'allow', authority })),
-    ...(config.kubeconfig?.read.routes ?? []),
+    ...(config.kubeconfig ? kubeconfigRoutes(config.kubeconfig.config, config.kubeconfig.path) : []),
   ];
   const routes = new Routes(specs);
   const [ca, systemBundle, audit] = await Promise.all([RuntimeCa.generate('cli-mcp local egress gateway'), readSystemBundle(deps.hostFs), openAudit(config.auditLog)]);
@@ -42,7 +42,7 @@ export async function startLocalEgress(deps: LocalEgressDeps): Promise<LocalEgre
     routes, ca, resolver: deps.resolver, dialer: deps.dialer, metrics: deps.metrics,
     audit: audit ? jsonLineSink((line) => audit.write(line)) : undefined,
   });
-  const kubeconfig = config.kubeconfig ? dummyKubeconfig(config.kubeconfig.read, ca.certPem, { proxyUrl: RELAY_URL }) : undefined;
+  const kubeconfig = config.kubeconfig ? dummyKubeconfig(config.kubeconfig.config, config.kubeconfig.path, ca.certPem, { proxyUrl: RELAY_URL }) : undefined;
   const given = sandboxEgressEnv({ gatewayCaPem: ca.certPem, systemBundle, kubeconfig });
   const report: EgressReport = {
     routes: routes.all().map((route) => `${route.target.key} (${route.kind === 'kubernetes' ? 'kubernetes, credential injected' : 'allow'})`),
