@@ -68,3 +68,34 @@ describe.skipIf(skip !== undefined)('the built server with --egress-kubeconfig (
     expect(refused.stderr).toContain(`--egress-kubeconfig (env CLI_MCP_EGRESS_KUBECONFIG): cannot read ${join(dir, 'missing')}`);
   });
 });
+
+const nobody = { uid: 65534, gid: 65534 };
+const unprivileged = skip ?? (process.getuid?.() !== 0 ? 'not root: the main suite above already runs as an ordinary user'
+  : spawnSync('setpriv', [`--reuid=${nobody.uid}`, `--regid=${nobody.gid}`, '--clear-groups', '--', 'bwrap', '--unshare-user', '--unshare-net', '--ro-bind', '/', '/', 'true']).status !== 0
+    ? 'unprivileged bubblewrap does not work here' : undefined);
+if (unprivileged && !skip) console.warn(`[egress-proxy e2e, unprivileged] skipped: ${unprivileged}`);
+
+/** A laptop's server is an ordinary user: its sandboxes (its own uid in a user namespace) reach their socket too. */
+describe.skipIf(unprivileged !== undefined)('the built server with --egress-allow, run by an unprivileged user', () => {
+  let server: ServerProcess;
+  let client: Client;
+  beforeAll(async () => {
+    server = await startHttpServer({ runAs: nobody, args: ['--egress-allow', 'pypi.org:443'] });
+    client = await connectHttpClient(server.mcpUrl, 'laptop-user');
+  });
+  afterAll(async () => {
+    await client?.close();
+    if (server) expect(await server.stop()).toBe(0);
+  });
+
+  it('reaches the gateway through the sandbox\'s socket: a host that is not a route is refused by it, naming the flag', async () => {
+    const out = structuredOf(await bash(client, [
+      'id -u',
+      "exec 3<>/dev/tcp/127.0.0.1/3128; printf 'CONNECT other.example:443 HTTP/1.1\\r\\nHost: other.example:443\\r\\n\\r\\n' >&3; { cat <&3; echo; } | tail -1",
+    ].join('\n'))).stdout;
+    const [uid, body] = out.split('\n');
+    expect(uid).toBe(String(nobody.uid));
+    expect(JSON.parse(body!)).toMatchObject({ error: 'not_allowed', flag: '--egress-allow other.example:443' });
+  });
+});
+
