@@ -7,8 +7,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RUN_MODE } from '../../../apps/sandbox-agent/src/shell/command-script.js';
-import { commandShape } from '../../../apps/sandbox-agent/src/shell/command-shape.js';
+import { RUN_MODE } from '../../../apps/sandbox-agent/src/shell/script/command-script.js';
+import { commandShape } from '../../../apps/sandbox-agent/src/shell/script/command-shape.js';
 import { compareStates, OracleWorkspace, stopAndContinue, type Sample, type StopRun } from './shape-oracle/bash-oracle.js';
 import { sessionState, shellCommand } from './shape-oracle/command-grammar.js';
 

@@ -13,7 +13,7 @@ import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { singleQuote } from '../../../../apps/sandbox-agent/src/shell/command-script.js';
+import { singleQuote } from '../../../../apps/sandbox-agent/src/shell/script/single-quote.js';
 
 export interface Sample {
   /** What earlier commands left in the session (run first, output discarded). */

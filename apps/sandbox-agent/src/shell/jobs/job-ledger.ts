@@ -51,7 +51,7 @@ function parseState(state: string): JobLine['state'] {
   return { kind: 'ended', exitCode: 128 + (SIGNAL_NUMBERS[signal] ?? 0), signal: state };
 }
 
-/** The kept "status" of a job bash forgot without a listed end (command-script.ts KEPT_WAIT says what it means). */
+/** The kept "status" of a job bash forgot without a listed end (protocol.sh `__climcp_wt` says what it means). */
 export const TAKEN = 'taken';
 export type KeptStatus = number | typeof TAKEN;
 
@@ -76,7 +76,7 @@ interface Tracked {
 export class JobLedger {
   private readonly tracked = new Map<string, Tracked>();
   private ended: EndedJob[] = [];
-  /** Listed ends not yet sent to the shell's `__climcp_K` (command-script.ts KEPT_WAIT). */
+  /** Listed ends not yet sent to the shell's `__climcp_K` (protocol.sh `__climcp_wt`). */
   private kept: Array<[string, KeptStatus]> = [];
   /** Every kept status by spec, for deciding whether a command needs the kept-status `wait`. */
   private readonly statuses = new Map<string, KeptStatus>();
