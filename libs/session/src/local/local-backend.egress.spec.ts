@@ -74,6 +74,11 @@ describe(`${LocalBackend.name} with --local-network proxy`, () => {
     await expect(proxy({ isolation: 'none' }).backend.start()).rejects.toThrow(/needs bubblewrap .* --local-isolation=none turns it off/);
   });
 
+  it('refuses to start when the audit file cannot be opened, naming the flag', async () => {
+    const { backend } = proxy({ egress: { allow: [], auditLog: join(dir, 'no-such-dir', 'audit.jsonl') } });
+    await expect(backend.start()).rejects.toThrow(`--egress-audit-log ${join(dir, 'no-such-dir', 'audit.jsonl')} cannot be opened for appending: ENOENT`);
+  });
+
   it('attributes a sandbox\'s connections to its session; a warm sandbox\'s to nobody until it is claimed', async () => {
     const { backend, launcher, agent } = proxy({ warmPoolSize: 1 });
     agent.on('assign', async () => undefined);
