@@ -56,7 +56,7 @@ class GatewaySockets implements LocalEgress {
   readonly agentEnv: LocalEgress['agentEnv'];
   readonly files: LocalEgress['files'];
   readonly report: EgressReport;
-  private readonly open_ = new Set<GatewaySocket>();
+  private readonly sockets = new Set<GatewaySocket>();
 
   constructor(
     private readonly gateway: EgressGateway,
@@ -71,22 +71,25 @@ class GatewaySockets implements LocalEgress {
     const { server, path } = await this.bind(EGRESS_SOCKET_SUFFIX);
     // connect() needs write permission on the socket; a root server's sandboxes run as 65534. Nobody else reaches
     // it: the directory is this server's, 0700, and the sandbox sees only its own socket, mounted read-only.
-    await chmod(path, 0o666);
-    const socket = new GatewaySocket(this.gateway, server, path, () => this.open_.delete(socket));
-    this.open_.add(socket);
+    await chmod(path, 0o666).catch(async (error: unknown) => {
+      await new Promise((resolve) => server.close(resolve));
+      throw error;
+    });
+    const socket = new GatewaySocket(this.gateway, server, path, () => this.sockets.delete(socket));
+    this.sockets.add(socket);
     return socket;
   }
 
   async revoke(sessionId: string): Promise<void> {
     // First the gateway: its open connections are cut and new requests refused at once; then the listener.
     this.gateway.revoke(sessionId);
-    await Promise.all([...this.open_].filter((socket) => socket.sessionId === sessionId).map((socket) => socket.close()));
+    await Promise.all([...this.sockets].filter((socket) => socket.sessionId === sessionId).map((socket) => socket.close()));
   }
 
   async close(): Promise<void> {
     // The gateway first: it destroys every connection it holds, which the listeners' close then need not wait for.
     await this.gateway.close();
-    await Promise.all([...this.open_].map((socket) => socket.close()));
+    await Promise.all([...this.sockets].map((socket) => socket.close()));
     await new Promise<void>((resolve) => (this.audit ? this.audit.end(() => resolve()) : resolve()));
   }
 }
