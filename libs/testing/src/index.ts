@@ -9,6 +9,7 @@ export {
   type FakeKubeServerHandle,
   type StartOptions,
   type WatchFilter,
+  type KubeconfigOverrides,
 } from './fake-kube/fake-kube-server.js';
 export { KubeletSimulator, type KubeletOptions } from './fake-kube/kubelet/kubelet-simulator.js';
 export type { AgentCommand, ProcessExit } from './fake-kube/kubelet/agent-process.js';
@@ -21,6 +22,7 @@ export {
 } from './fake-kube/kubelet/agent-locator.js';
 export { FaultInjector, statusForCode, type FaultRule, type FaultHandle } from './fake-kube/http/faults.js';
 export { RequestLog, type RequestRecord, type RequestFilter } from './fake-kube/http/request-log.js';
+export type { FakeUserSpec, UserInfo, CredentialKind } from './fake-kube/http/authn.js';
 export type { KubeVerb } from './fake-kube/http/request-info.js';
 export { buildKubeconfig, writeKubeconfig, type KubeconfigOptions } from './fake-kube/kubeconfig.js';
 export { KubeApi, type KubeList, type DeleteOptions, type WriteOptions, type PatchKind, type ListOptions } from './fake-kube/api/kube-api.js';

@@ -18,10 +18,13 @@ export interface FakeClusterOptions extends FakeKubeServerOptions {
 
 /** A running fake cluster: API server + (optionally) the kubelet simulator. */
 export interface FakeCluster {
+  /** `https://127.0.0.1:PORT` (`http://` with `tls: false`). */
   url: string;
   port: number;
-  /** Absolute path of a kubeconfig pointing at the server. */
+  /** Absolute path of a kubeconfig pointing at the server (its CA, and the `token` or first `users` token). */
   kubeconfigPath: string;
+  /** The serving CA (PEM) the kubeconfig carries; undefined with `tls: false`. */
+  caPem?: string;
   server: FakeKubeServer;
   kubelet?: KubeletSimulator;
   api: KubeApi;
@@ -88,6 +91,7 @@ export async function startFakeCluster(options: FakeClusterOptions = {}): Promis
     url: handle.url,
     port: handle.port,
     kubeconfigPath: handle.kubeconfigPath as string,
+    caPem: server.caPem,
     server,
     kubelet,
     api: server.api,

@@ -156,6 +156,15 @@ export const Statuses = {
   methodNotAllowed(): KubeApiError {
     return new KubeApiError(status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
   },
+  /** 403 of the impersonation filter for a caller RBAC does not let impersonate. */
+  cannotImpersonate(caller: string, target: string): KubeApiError {
+    return new KubeApiError(
+      status(403, 'Forbidden', `users "${target}" is forbidden: User "${caller}" cannot impersonate resource "users" in API group "" at the cluster scope`, { name: target, kind: 'users' }),
+    );
+  },
+  internalError(message: string): KubeApiError {
+    return new KubeApiError(status(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));
+  },
   unauthorized(): KubeApiError {
     return new KubeApiError(status(401, 'Unauthorized', 'Unauthorized'));
   },

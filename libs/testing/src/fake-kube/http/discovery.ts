@@ -36,6 +36,8 @@ function resourceEntries(group: string): object[] {
 const NAMESPACES_ENTRY = { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] };
 
 const COORDINATION_VERSION = { groupVersion: 'coordination.k8s.io/v1', version: 'v1' };
+const AUTHENTICATION_VERSION = { groupVersion: 'authentication.k8s.io/v1', version: 'v1' };
+const SELF_SUBJECT_REVIEWS_ENTRY = { name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] };
 
 /**
  * Legacy (unaggregated) discovery documents. Requests for aggregated discovery or Table output still get these
@@ -53,8 +55,15 @@ export function discoveryDocument(path: string, serverAddress: string): object |
       return {
         kind: 'APIGroupList',
         apiVersion: 'v1',
-        groups: [{ name: 'coordination.k8s.io', versions: [COORDINATION_VERSION], preferredVersion: COORDINATION_VERSION }],
+        groups: [
+          { name: 'authentication.k8s.io', versions: [AUTHENTICATION_VERSION], preferredVersion: AUTHENTICATION_VERSION },
+          { name: 'coordination.k8s.io', versions: [COORDINATION_VERSION], preferredVersion: COORDINATION_VERSION },
+        ],
       };
+    case '/apis/authentication.k8s.io':
+      return { kind: 'APIGroup', apiVersion: 'v1', name: 'authentication.k8s.io', versions: [AUTHENTICATION_VERSION], preferredVersion: AUTHENTICATION_VERSION };
+    case '/apis/authentication.k8s.io/v1':
+      return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: 'authentication.k8s.io/v1', resources: [SELF_SUBJECT_REVIEWS_ENTRY] };
     case '/apis/coordination.k8s.io':
       return { kind: 'APIGroup', apiVersion: 'v1', name: 'coordination.k8s.io', versions: [COORDINATION_VERSION], preferredVersion: COORDINATION_VERSION };
     case '/apis/coordination.k8s.io/v1':

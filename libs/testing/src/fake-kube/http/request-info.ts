@@ -11,6 +11,8 @@ export type RouteTarget =
   /** `/api/v1/namespaces[/{name}]`: namespaces exist implicitly and are read-only. */
   | { type: 'namespace'; name?: string }
   | { type: 'healthz' }
+  /** `POST /apis/authentication.k8s.io/v1/selfsubjectreviews` (`kubectl auth whoami`). */
+  | { type: 'selfsubjectreview' }
   | { type: 'unknown-resource' }
   | { type: 'not-found-text' };
 
@@ -24,7 +26,17 @@ export interface RequestInfo {
   verb?: KubeVerb;
 }
 
-const DISCOVERY_PATHS = new Set(['/version', '/api', '/api/v1', '/apis', '/apis/coordination.k8s.io', '/apis/coordination.k8s.io/v1']);
+const DISCOVERY_PATHS = new Set([
+  '/version',
+  '/api',
+  '/api/v1',
+  '/apis',
+  '/apis/coordination.k8s.io',
+  '/apis/coordination.k8s.io/v1',
+  '/apis/authentication.k8s.io',
+  '/apis/authentication.k8s.io/v1',
+]);
+const SELF_SUBJECT_REVIEWS = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
 
 function resolveTarget(segments: string[]): RouteTarget {
   let group: string;
@@ -49,6 +61,7 @@ function resolveTarget(segments: string[]): RouteTarget {
 }
 
 function resolveVerb(method: string, target: RouteTarget, query: URLSearchParams): KubeVerb | undefined {
+  if (target.type === 'selfsubjectreview') return method === 'POST' ? 'create' : undefined;
   if (target.type !== 'resource') return undefined;
   const watch = boolParam(query, 'watch');
   if (target.name === undefined) {
@@ -88,6 +101,7 @@ export function parseRequest(method: string, rawUrl: string): RequestInfo {
   const trimmed = `/${segments.join('/')}`;
   if (DISCOVERY_PATHS.has(trimmed)) target = { type: 'discovery', path: trimmed };
   else if (trimmed === '/healthz' || trimmed === '/livez' || trimmed === '/readyz') target = { type: 'healthz' };
+  else if (trimmed === SELF_SUBJECT_REVIEWS) target = { type: 'selfsubjectreview' };
   else target = resolveTarget(segments);
   return { method, path, query: url.searchParams, target, verb: resolveVerb(method, target, url.searchParams) };
 }

@@ -6,6 +6,7 @@ import { WatchSession } from '../api/watch-session.js';
 import { discoveryDocument, namespaceObject } from './discovery.js';
 import { formatTime } from '../api/kube-time.js';
 import { boolParam, intParam } from './query-params.js';
+import type { UserInfo } from './authn.js';
 import type { RequestInfo } from './request-info.js';
 
 /** Everything the router needs from the server. */
@@ -17,6 +18,8 @@ export interface RouterContext {
   bookmarkIntervalMs: number;
   /** Start time of the server (creationTimestamp of the implicit namespaces). */
   startedAt: Date;
+  /** Who made the request. */
+  user: UserInfo;
 }
 
 /** What to send back. */
@@ -80,6 +83,11 @@ function deleteOptions(info: RequestInfo, body: RawBody): DeleteOptions {
   return options;
 }
 
+/** The `authentication.k8s.io/v1` SelfSubjectReview a real server answers: the caller's UserInfo. */
+function selfSubjectReview(user: UserInfo): object {
+  return { kind: 'SelfSubjectReview', apiVersion: 'authentication.k8s.io/v1', metadata: { creationTimestamp: null }, status: { userInfo: user } };
+}
+
 /** Dispatches one request. Throws KubeApiError for every API failure. */
 export function route(ctx: RouterContext, info: RequestInfo, body: RawBody): RouteResult {
   const { target, query } = info;
@@ -102,6 +110,11 @@ export function route(ctx: RouterContext, info: RequestInfo, body: RawBody): Rou
     }
     case 'healthz':
       return { type: 'text', code: 200, body: 'ok' };
+    case 'selfsubjectreview':
+      // The review's body carries nothing the answer depends on, so it is not decoded: kubectl sends it as
+      // protobuf, which this JSON-only server could not read (docs/fake-kube.md).
+      if (info.method !== 'POST') throw Statuses.methodNotAllowed();
+      return { type: 'json', code: 201, body: selfSubjectReview(ctx.user) };
     case 'unknown-resource':
       throw Statuses.routeNotFound();
     case 'not-found-text':
