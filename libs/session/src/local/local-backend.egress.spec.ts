@@ -88,7 +88,8 @@ describe(`${LocalBackend.name} with --local-network proxy`, () => {
     expect(await ask(warm)).toMatchObject({ status: 403, body: { error: 'not_allowed', message: 'this connection belongs to no session' } });
     await backend.acquire('s1', never());
     expect(await ask(warm)).toMatchObject({ status: 403, body: { error: 'not_allowed', flag: '--egress-allow other.example:443' } });
-    expect(audit().map(({ session, reason }) => [session, reason])).toEqual([['', 'not_allowed'], ['s1', 'not_allowed']]);
+    // The audit file is appended asynchronously: the line of the answer just read may land a moment later.
+    await expect.poll(() => audit().map(({ session, reason }) => [session, reason]), { timeout: 10_000 }).toEqual([['', 'not_allowed'], ['s1', 'not_allowed']]);
   });
 
   it('DELETE cuts the session\'s egress before the agent\'s stop grace; the id is served again by its next sandbox', async () => {
