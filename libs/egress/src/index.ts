@@ -10,3 +10,5 @@ export type { ConnectionContext } from './record.js';
 export * from './resolver.js';
 export * from './routes.js';
 export * from './runtime-ca.js';
+export * from './kubeconfig.js';
+export * from './kubeconfig-routes.js';

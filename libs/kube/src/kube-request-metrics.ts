@@ -4,7 +4,19 @@ import { Counter, type Registry } from 'prom-client';
 export const KUBE_REQUESTS_METRIC = 'cli_mcp_kube_requests_total';
 
 export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete';
-export type KubeResource = 'pods' | 'secrets' | 'leases';
+/** The resources this project's processes call (the operator's children and CRs included): a bounded label. */
+export type KubeResource =
+  | 'pods'
+  | 'secrets'
+  | 'leases'
+  | 'deployments'
+  | 'services'
+  | 'serviceaccounts'
+  | 'roles'
+  | 'rolebindings'
+  | 'networkpolicies'
+  | 'events'
+  | 'climcpinstances';
 
 /**
  * `cli_mcp_kube_requests_total{verb,resource,code}`: every request the backend sends, by outcome. `code` is the

@@ -26,7 +26,7 @@ describe(instanceNameProblem.name, () => {
   });
 
   it('rejects a name one character too long, saying the bound', () => {
-    expect(instanceNameProblem('x'.repeat(INSTANCE_NAME_MAX_LENGTH + 1))).toBe('must be at most 32 characters (got 33)');
+    expect(instanceNameProblem('x'.repeat(INSTANCE_NAME_MAX_LENGTH + 1))).toBe('must be at most 44 characters (got 45)');
   });
 
   it.each(['', 'Oc', '-oc', 'oc-', 'o_c', 'o.c', 'oc '])('rejects %j as not a DNS label', (name) => {

@@ -13,12 +13,14 @@ export const DNS_LABEL_MAX_LENGTH = 63;
 export const DNS_SUBDOMAIN_MAX_LENGTH = 253;
 
 /**
- * Longest accepted `--instance-name`. Derived names (`names.ts`) always fit 63 characters because they are
- * truncated and hashed, so this bound only keeps them readable: with ≤ 32 characters of instance, a session
- * Secret name `cli-mcp-auth-<instance>-<session>-<hash8>` still shows ≥ 8 characters of the session id and a
- * pod name ≥ 13. The instance is also a label value (≤ 63, C-K8S-1), which this bound implies.
+ * Longest accepted `--instance-name`: 44, the bound the CliMcpInstance CRD puts on its name (the CR name is the
+ * instance, C-OP-1), so the Go system's admin Secret `cli-mcp-<name>-kubeconfig` is still a 63-character label.
+ * Derived names (`names.ts`) fit 63 characters at any length because they are truncated and hashed; up to 32
+ * characters of instance a session Secret name `cli-mcp-auth-<instance>-<session>-<hash8>` still shows ≥ 8
+ * characters of the session id, beyond that less (readability only: the hash keeps them distinct). The instance
+ * is also a label value (≤ 63, C-K8S-1), which this bound implies.
  */
-export const INSTANCE_NAME_MAX_LENGTH = 32;
+export const INSTANCE_NAME_MAX_LENGTH = 44;
 
 /** Session ids: RFC 1123 label, used verbatim (C-MCP-7). Same pattern as the Go server (§2.3). */
 const SESSION_ID = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;

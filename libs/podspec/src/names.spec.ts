@@ -7,7 +7,9 @@ import { countingRandom } from './testing/fixtures.js';
 const hash8 = (instance: string, session: string): string =>
   createHash('sha256').update(`${instance}/${session}`).digest('hex').slice(0, 8);
 const lastSegment = (name: string): string => name.slice(name.lastIndexOf('-') + 1);
-const LONG_INSTANCE = 'i'.repeat(INSTANCE_NAME_MAX_LENGTH);
+/** The longest instance whose derived names still show part of the session (the readability bound). */
+const LONG_INSTANCE = 'i'.repeat(32);
+const LONGEST_INSTANCE = 'i'.repeat(INSTANCE_NAME_MAX_LENGTH);
 const LONG_SESSION = 's'.repeat(63);
 
 describe(sessionPodName.name, () => {
@@ -34,6 +36,16 @@ describe(sessionPodName.name, () => {
     expect(isDnsLabel(name)).toBe(true);
     expect(name.startsWith(`cli-mcp-${LONG_INSTANCE}-sss`)).toBe(true);
     expect(lastSegment(name)).toBe(hash8(LONG_INSTANCE, LONG_SESSION));
+  });
+
+  it('stays a valid 63-character label, distinct per session, for the longest instance (a 44-character CR name)', () => {
+    const a = sessionPodName(LONGEST_INSTANCE, LONG_SESSION);
+    const b = authSecretName(LONGEST_INSTANCE, `${LONG_SESSION.slice(1)}t`);
+    for (const name of [a, b, warmPodName(LONGEST_INSTANCE, countingRandom())]) {
+      expect(name.length).toBeLessThanOrEqual(63);
+      expect(isDnsLabel(name)).toBe(true);
+    }
+    expect(a).not.toBe(sessionPodName(LONGEST_INSTANCE, `${LONG_SESSION.slice(1)}t`));
   });
 
   it('keeps ids that differ only after the truncation point apart', () => {
@@ -68,7 +80,7 @@ describe(authSecretName.name, () => {
     const name = authSecretName(LONG_INSTANCE, LONG_SESSION);
     expect(name).toHaveLength(63);
     expect(isDnsLabel(name)).toBe(true);
-    // INSTANCE_NAME_MAX_LENGTH keeps part of the session readable.
+    // Up to 32 characters of instance, part of the session stays readable.
     expect(name).toContain(`-${LONG_INSTANCE}-ssssssss`);
   });
 });

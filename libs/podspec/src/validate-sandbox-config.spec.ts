@@ -148,7 +148,7 @@ describe(validateSandboxPodConfig.name, () => {
   it('reports every problem at once (C-CFG-1)', () => {
     const errors = errorsOf({
       namespace: 'Bad_NS',
-      instanceName: 'x'.repeat(40),
+      instanceName: 'x'.repeat(50),
       image: 'has space',
       serviceAccountName: 'SA',
       kubeconfigSecret: 'ok',
@@ -167,7 +167,7 @@ describe(validateSandboxPodConfig.name, () => {
     expect(errors).toEqual([
       '--sandbox-image "has space" must not contain whitespace',
       '--namespace "Bad_NS" must be a DNS-1123 label (lowercase letters, digits and "-", at most 63 characters)',
-      `--instance-name "${'x'.repeat(40)}" must be at most 32 characters (got 40)`,
+      `--instance-name "${'x'.repeat(50)}" must be at most 44 characters (got 50)`,
       '--sandbox-service-account "SA" must be a DNS-1123 subdomain (lowercase letters, digits, "-" and ".", at most 253 characters)',
       expect.stringMatching(/^--sandbox-cpu-request: invalid quantity "not-a-quantity"/),
       '--sandbox-cpu-limit: invalid quantity "-1": must not be negative',

@@ -34,3 +34,4 @@ export { FakeClock, type ClockLike } from './fake-clock.js';
 export { mcpAnswerMessages } from './raw-http/mcp-answer.js';
 export { eventually } from './eventually.js';
 export { hasExited, isAlive, processRef, processRefFromStat, readProcStat, signalProcess, type ProcessRef, type ProcStat } from './process-ref.js';
+export { deferred } from './deferred.js';

@@ -108,8 +108,8 @@ export class FlagReader {
 
   /** Records `problem` against flag `name`, saying where a non-default value came from. */
   invalid(name: string, problem: string): void {
-    const source = this.source(name);
-    const origin = source === 'env' ? ` [from ${envVarName(this.envPrefix, name)}]` : '';
+    const raw = this.raw.values.get(name);
+    const origin = raw?.source === 'env' ? ` [from ${raw.envName ?? envVarName(this.envPrefix, name)}]` : '';
     this.found.push(`${this.label(name)}: ${problem}${origin}`);
   }
 

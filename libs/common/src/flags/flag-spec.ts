@@ -24,6 +24,12 @@ export interface FlagSpec {
   readonly repeatable?: boolean;
   /** No environment equivalent (`--help`, `--version`). */
   readonly noEnv?: boolean;
+  /**
+   * A second, well-known environment variable read when `<PREFIX>FLAG` is unset — one a platform sets for us
+   * (`WATCH_NAMESPACE` from OLM's `olm.targetNamespaces`, `RELATED_IMAGE_*` that OLM rewrites for mirrored
+   * registries). The prefixed name still wins over it, and a flag over both.
+   */
+  readonly envAlias?: string;
 }
 
 /** Where a raw value came from; messages say so, because a stale env var is a classic surprise. */
@@ -32,6 +38,8 @@ export type FlagSource = 'flag' | 'env' | 'default';
 export interface RawFlagValue {
   readonly value: string | boolean;
   readonly source: FlagSource;
+  /** The environment variable it came from (`source` env). */
+  readonly envName?: string;
 }
 
 /** Result of reading argv and env against a table: raw values plus syntax problems (unknown flags …). */

@@ -14,6 +14,7 @@ const SPECS: FlagSpec[] = [
   { name: 'bind', description: 'Binds.', repeatable: true },
   { name: 'grace', description: 'Grace.', defaultText: 'timeout + 10s' },
   { name: 'help', kind: 'boolean', short: 'h', description: 'Help.', noEnv: true },
+  { name: 'watch-namespace', description: 'Namespace.', envAlias: 'WATCH_NAMESPACE' },
 ];
 
 const read = (argv: string[], env: Record<string, string> = {}): FlagReader =>
@@ -27,6 +28,16 @@ describe(readRawFlags.name, () => {
     expect(flags.isSet('transport')).toBe(false);
     expect(flags.source('transport')).toBe('default');
     expect(flags.problems).toEqual([]);
+  });
+
+  it('reads a flag\'s well-known env alias after its prefixed name, and names the variable a bad value came from', () => {
+    expect(read([], { WATCH_NAMESPACE: 'team-a' }).string('watch-namespace')).toBe('team-a');
+    expect(read([], { WATCH_NAMESPACE: 'team-a', APP_WATCH_NAMESPACE: 'team-b' }).string('watch-namespace')).toBe('team-b');
+    expect(read(['--watch-namespace', 'team-c'], { WATCH_NAMESPACE: 'team-a' }).string('watch-namespace')).toBe('team-c');
+    const flags = read([], { WATCH_NAMESPACE: 'Bad' });
+    flags.invalid('watch-namespace', 'must be a DNS-1123 label');
+    expect(flags.problems).toEqual(['--watch-namespace (env APP_WATCH_NAMESPACE or WATCH_NAMESPACE): must be a DNS-1123 label [from WATCH_NAMESPACE]']);
+    expect(renderHelp(SPECS, { title: 't', usage: 'u', envPrefix: PREFIX })).toContain('(env: APP_WATCH_NAMESPACE or WATCH_NAMESPACE)');
   });
 
   it('reads env vars named PREFIX_FLAG_NAME, and the command line wins', () => {

@@ -33,15 +33,16 @@ export function readRawFlags(
 
   for (const spec of specs) {
     if (spec.noEnv) continue;
-    const name = envVarName(envPrefix, spec.name);
-    const text = env[name];
-    if (text === undefined || text === '') continue;
+    const prefixed = envVarName(envPrefix, spec.name);
+    const name = [prefixed, spec.envAlias].find((n) => n !== undefined && env[n] !== undefined && env[n] !== '');
+    if (name === undefined) continue;
+    const text = env[name]!;
     if ((spec.kind ?? 'string') === 'boolean') {
       const value = parseBooleanWord(text);
-      if (value === undefined) problems.push(`--${spec.name} (env ${name}): expected true or false, got ${JSON.stringify(text)} [from ${name}]`);
-      else values.set(spec.name, { value, source: 'env' });
+      if (value === undefined) problems.push(`${describeFlag(spec, envPrefix)}: expected true or false, got ${JSON.stringify(text)} [from ${name}]`);
+      else values.set(spec.name, { value, source: 'env', envName: name });
     } else {
-      values.set(spec.name, { value: text, source: 'env' });
+      values.set(spec.name, { value: text, source: 'env', envName: name });
     }
   }
 
@@ -82,5 +83,11 @@ export function readRawFlags(
 
 /** `--name (env PREFIX_NAME)`: how every message names a flag, so users find both spellings. */
 export function describeFlag(spec: FlagSpec, envPrefix: string): string {
-  return spec.noEnv ? `--${spec.name}` : `--${spec.name} (env ${envVarName(envPrefix, spec.name)})`;
+  return spec.noEnv ? `--${spec.name}` : `--${spec.name} (env ${envNames(spec, envPrefix)})`;
+}
+
+/** `CLI_MCP_NAME`, or `CLI_MCP_NAME or ALIAS` for a flag with an {@link FlagSpec.envAlias}. */
+export function envNames(spec: FlagSpec, envPrefix: string): string {
+  const prefixed = envVarName(envPrefix, spec.name);
+  return spec.envAlias ? `${prefixed} or ${spec.envAlias}` : prefixed;
 }

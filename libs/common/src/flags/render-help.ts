@@ -1,4 +1,5 @@
-import { envVarName, type FlagSpec } from './flag-spec.js';
+import { type FlagSpec } from './flag-spec.js';
+import { envNames } from './read-raw-flags.js';
 
 export interface HelpOptions {
   /** First line, e.g. `cli-mcp-server 0.1.0 — MCP server …`. */
@@ -34,7 +35,7 @@ export function renderHelp(specs: readonly FlagSpec[], options: HelpOptions): st
       const facts: string[] = [];
       const shownDefault = spec.defaultText ?? spec.default;
       if (shownDefault !== undefined) facts.push(`default: ${shownDefault}`);
-      if (!spec.noEnv) facts.push(`env: ${envVarName(options.envPrefix, spec.name)}`);
+      if (!spec.noEnv) facts.push(`env: ${envNames(spec, options.envPrefix)}`);
       if (facts.length > 0) lines.push(`      (${facts.join('; ')})`);
     }
   }

@@ -10,7 +10,6 @@ const base: ViewBase = {
     { kind: 'symlink', target: 'usr/bin', dest: '/bin' },
     { kind: 'ro-bind', source: '/etc', dest: '/etc' },
     { kind: 'ro-bind', source: '/repo/dist/sandbox-agent', dest: '/.cli-mcp/agent' },
-    { kind: 'ro-bind', source: '/usr/bin/node', dest: '/.cli-mcp/node' },
   ],
   files: [{ dest: '/etc/resolv.conf', content: 'nameserver 10.0.2.3\n' }],
   agentEntry: '/.cli-mcp/agent/main.js',
@@ -39,7 +38,7 @@ describe('buildAgentEnv', () => {
 
 describe(buildBwrapCommand.name, () => {
   const input = {
-    bwrapPath: '/usr/bin/bwrap', setprivPath: '/usr/bin/setpriv', serverUser: { uid: 1000, gid: 1001 }, view, fileFds: [5], command: ['/.cli-mcp/node', '/.cli-mcp/agent/main.js'],
+    bwrapPath: '/usr/bin/bwrap', setprivPath: '/usr/bin/setpriv', serverUser: { uid: 1000, gid: 1001 }, view, fileFds: [5], command: ['/proc/self/fd/6', '/.cli-mcp/agent/main.js'],
   };
   const asUser = buildBwrapCommand({ ...input, network: 'isolated', infoFd: 4 });
   const at = asUser.args.indexOf('/usr/bin/bwrap');
@@ -63,7 +62,7 @@ describe(buildBwrapCommand.name, () => {
     expect(inner).toContain('--ro-bind /.stage/agent /.cli-mcp/agent');
     expect(inner).not.toContain('--ro-bind /.cli-mcp/agent');
     expect(inner).toContain('--bind /workspace /workspace --dev /dev --proc /proc --tmpfs /tmp --dir /var --tmpfs /var/tmp --tmpfs /run');
-    expect(inner).toMatch(/--ro-bind-data 5 \/etc\/resolv.conf --remount-ro \/ --chdir \/workspace -- \/.cli-mcp\/node \/.cli-mcp\/agent\/main.js$/);
+    expect(inner).toMatch(/--ro-bind-data 5 \/etc\/resolv.conf --remount-ro \/ --chdir \/workspace -- \/proc\/self\/fd\/6 \/.cli-mcp\/agent\/main.js$/);
   });
 
   it('a root server drops to the sandbox user between the levels and makes no user namespace in the outer one', () => {
@@ -83,14 +82,15 @@ describe(buildLaunchSpec.name, () => {
     expect(spec.env.HOME).toBe('/state/sessions/s1/workspace');
   });
 
-  it('bwrap: the agent runs from its fixed paths and sees /workspace; isolated networking asks for the info fd', () => {
+  it('bwrap: the agent runs from its fixed path, Node from a descriptor (no mount names its host path); sees /workspace; isolated networking asks for the info fd', () => {
     const spec = buildLaunchSpec({
       isolation: 'bwrap', nodePath: '/usr/bin/node', agentEntry: '/repo/dist/sandbox-agent/main.js', workspaceHostDir: '/w', hostEnv: {},
       agentEnv: { SANDBOX_MAX_TIMEOUT_SECONDS: '600' },
       bwrap: { bwrapPath: 'bwrap', setprivPath: 'setpriv', serverUser: { uid: 1000, gid: 1000 }, view, network: 'isolated' },
     });
-    expect(spec.args.slice(-3)).toEqual(['/.cli-mcp/node', '--max-semi-space-size=1', '/.cli-mcp/agent/main.js']);
-    expect(spec.extraFds).toEqual([{ kind: 'info' }, { kind: 'data', content: 'nameserver 10.0.2.3\n' }]);
+    expect(spec.args.slice(-3)).toEqual([`/proc/self/fd/${FIRST_EXTRA_FD + 2}`, '--max-semi-space-size=1', '/.cli-mcp/agent/main.js']);
+    expect(spec.extraFds).toEqual([{ kind: 'info' }, { kind: 'data', content: 'nameserver 10.0.2.3\n' }, { kind: 'file', path: '/usr/bin/node' }]);
+    expect(spec.args.join(' ')).not.toContain('/usr/bin/node');
     expect(spec.args.join(' ')).toContain(`--info-fd ${FIRST_EXTRA_FD} `);
     expect(spec.args.join(' ')).toContain(`--ro-bind-data ${FIRST_EXTRA_FD + 1} /etc/resolv.conf`);
     expect(spec.env).toMatchObject({ SANDBOX_WORKDIR: '/workspace', SANDBOX_OUTPUT_DIR: '/workspace/.cli-mcp', SANDBOX_MAX_TIMEOUT_SECONDS: '600' });

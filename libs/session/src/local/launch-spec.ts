@@ -3,7 +3,7 @@ import { AGENT_NODE_FLAGS } from '@cli-mcp/common';
 import type { AgentEndpoint } from './agent-endpoint.js';
 import { buildBwrapCommand, type BwrapCommandInput } from './bwrap-command.js';
 import { FIRST_EXTRA_FD, type LaunchFd, type LaunchSpec } from './process-launcher.js';
-import { SANDBOX_NODE, SANDBOX_WORKSPACE } from './sandbox-view.js';
+import { SANDBOX_WORKSPACE } from './sandbox-view.js';
 
 /** PATH inside sandboxes: system directories only, never the server's PATH (C-AUTH-2: no server env leaks). */
 export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -76,8 +76,14 @@ export function buildLaunchSpec(input: LaunchInput): LaunchSpec {
   const env = buildAgentEnv({ ...envInput(input), workdir: SANDBOX_WORKSPACE });
   const infoFd = input.bwrap.network === 'isolated' ? FIRST_EXTRA_FD + extraFds.push({ kind: 'info' }) - 1 : undefined;
   const fileFds = input.bwrap.view.files.map((file) => FIRST_EXTRA_FD + extraFds.push({ kind: 'data', content: file.content }) - 1);
+  // The Node binary is not mounted: a bind mount's root field in the sandbox's /proc/self/mountinfo is its host
+  // path (a Node under a home or a checkout names them, issue 22 item 3). The sandbox execs it from an inherited
+  // descriptor instead, which passes both bubblewrap levels; the kernel needs no path in the sandbox's view for
+  // it. bash closes every descriptor beyond 0-2 when it starts (SHELL_SETUP), and the agent is non-dumpable, so no
+  // command can read the descriptor's link either.
+  const nodeFd = FIRST_EXTRA_FD + extraFds.push({ kind: 'file', path: input.nodePath }) - 1;
   const { command, args } = buildBwrapCommand({
-    ...input.bwrap, infoFd, fileFds, command: [SANDBOX_NODE, ...AGENT_NODE_FLAGS, input.bwrap.view.agentEntry],
+    ...input.bwrap, infoFd, fileFds, command: [`/proc/self/fd/${nodeFd}`, ...AGENT_NODE_FLAGS, input.bwrap.view.agentEntry],
   });
   return { command, args, env, cwd: input.workspaceHostDir, extraFds };
 }

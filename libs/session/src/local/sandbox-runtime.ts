@@ -56,7 +56,7 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
     sandboxUser: sandboxUser === 'server' ? undefined : sandboxUser,
     serverUser: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
     bwrapPath, slirpPath: options.slirpPath ?? 'slirp4netns',
-    setprivPath: options.setprivPath ?? 'setpriv', nodePath, agentEntry: deps.agentEntry,
+    setprivPath: options.setprivPath ?? 'setpriv', agentEntry: deps.agentEntry,
     stateDir: deps.workspaces.stateDir, readOnlyBinds: options.readOnlyBinds ?? [], tmpfsSizes: sizeProblem === undefined ? tmpfsSizes(bounds.memoryBytes) : undefined, secretPaths: options.secretPaths ?? [],
     runner: deps.runner, hostFs: deps.hostFs, endpoints: options.endpoints, attacher: options.networkAttacher,
     networkProbe: options.networkProbe,

@@ -3,7 +3,6 @@ import type { HostFs, RootEntry } from './host-fs.js';
 
 /** Where the agent's own files appear in a sandbox (C-SEC-1: bound alone, never the checkout around them). */
 export const SANDBOX_AGENT_DIR = '/.cli-mcp/agent';
-export const SANDBOX_NODE = '/.cli-mcp/node';
 export const SANDBOX_WORKSPACE = '/workspace';
 /**
  * The agent's own files, copied per sandbox into a tmpfs instead of bound (bwrap-command.ts): a bind mount's host
@@ -55,7 +54,6 @@ export interface ViewBase {
 
 export interface ViewBaseInput {
   hostFs: HostFs;
-  nodePath: string;
   agentEntry: string;
   /** `--local-ro-bind`, already validated (local-ro-binds.ts). */
   extraReadOnly: readonly string[];
@@ -65,8 +63,8 @@ export interface ViewBaseInput {
 
 /**
  * Plans the server-wide part of the view: the documented system entries of `/` (symlinks stay symlinks, so
- * merged-/usr systems look the same), the agent bundle, node-pty and the Node binary at fixed paths, then the
- * operator's extra read-only paths.
+ * merged-/usr systems look the same), the agent bundle, node-pty and koffi at fixed paths, then the operator's
+ * extra read-only paths. The Node binary is not part of the view (launch-spec.ts execs it from a descriptor).
  */
 export async function planViewBase(input: ViewBaseInput): Promise<ViewBase> {
   const { hostFs } = input;
@@ -85,7 +83,6 @@ export async function planViewBase(input: ViewBaseInput): Promise<ViewBase> {
       }
     }
   }
-  mounts.push({ kind: 'ro-bind', source: await hostFs.realpath(input.nodePath).catch(() => input.nodePath), dest: SANDBOX_NODE });
   for (const path of input.extraReadOnly) mounts.push({ kind: 'ro-bind', source: path, dest: path });
   const files = input.resolvConf === undefined ? [] : [{ dest: await resolvConfDest(hostFs), content: input.resolvConf }];
   return { mounts, files, agentEntry: posix.join(SANDBOX_AGENT_DIR, posix.basename(entryReal)) };
