@@ -50,6 +50,8 @@ async function idleRss(tag, pod) {
   for (const dir of pod.tmpfs) args.push('--tmpfs', `${dir}:rw,mode=1777`);
   for (const [host, path] of pod.mounts) args.push('-v', `${host}:${path}:ro`);
   for (const [key, value] of Object.entries(pod.env)) args.push('-e', `${key}=${value}`);
+  // To try Node flags on the images as built (e.g. heap sizes), without rebuilding them.
+  if (process.env.BENCH_IMAGES_NODE_OPTIONS) args.push('-e', `NODE_OPTIONS=${process.env.BENCH_IMAGES_NODE_OPTIONS}`);
   args.push(tag, ...(pod.args ?? []));
   const child = spawn(engine[0], [...engine.slice(1), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

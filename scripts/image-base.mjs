@@ -44,13 +44,14 @@ export function ensureBaseImage(log = (line) => console.error(line)) {
     return out.status === 0 ? out.stdout.trim().replace(/^<no value>$/, '') : undefined;
   };
   let label = labelOf();
-  if (label !== undefined && (label === '' || label.startsWith(`recipe ${STAND_IN_RECIPE}:`))) return describe(ref, label);
-  if (label === undefined) {
-    log(`base image ${ref}: not held, trying to pull it`);
-    const pull = spawnSync(engine[0], [...engine.slice(1), 'pull', '--quiet', ref], { encoding: 'utf8', timeout: 120_000 });
-    if (pull.status === 0) return describe(ref, '');
-    log(`base image ${ref}: cannot be pulled (${(pull.stderr || pull.error?.message || '').trim().split('\n').pop()}); building a stand-in`);
-  }
+  if (label === '') return describe(ref, label);
+  // Not held, or held as a stand-in: the official image wins whenever it can be had.
+  log(`base image ${ref}: ${label === undefined ? 'not held' : 'a stand-in is held'}, trying to pull the official image`);
+  const pull = spawnSync(engine[0], [...engine.slice(1), 'pull', '--quiet', ref], { encoding: 'utf8', timeout: 120_000 });
+  if (pull.status === 0) return describe(ref, '');
+  log(`base image ${ref}: cannot be pulled (${(pull.stderr || pull.error?.message || '').trim().split('\n').pop()})`);
+  if (label !== undefined && label.startsWith(`recipe ${STAND_IN_RECIPE}:`)) return describe(ref, label);
+  log(`base image ${ref}: building a stand-in`);
   buildStandIn(ref, lts, engine, log);
   label = labelOf();
   return describe(ref, label ?? '');
