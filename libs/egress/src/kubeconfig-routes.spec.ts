@@ -131,6 +131,11 @@ describe('dummyKubeconfig', () => {
     });
   });
 
+  it('names a proxy for every cluster when asked (the local relay: kubectl bypasses HTTPS_PROXY for loopback servers)', () => {
+    const clusters = parse(dummyKubeconfig(parseKubeconfig(kubeconfig(), 'k'), 'k', GW_CA, { proxyUrl: 'http://127.0.0.1:3128' })).clusters as Array<{ cluster: Record<string, string> }>;
+    expect(clusters.map(({ cluster }) => cluster['proxy-url'])).toEqual(['http://127.0.0.1:3128', 'http://127.0.0.1:3128']);
+  });
+
   it('falls back to the first routed context when the current one is missing', () => {
     expect(parse(dummyKubeconfig(parseKubeconfig(kubeconfig({ current: 'gone' }), 'k'), 'k', GW_CA))['current-context']).toBe('prod');
   });

@@ -34,8 +34,11 @@ export function kubeconfigRoutes(config: Kubeconfig, source: string): KubeRoute[
  * The kubeconfig a sandbox gets instead of the real one (C-EGR-5): the same contexts, clusters (real server URLs)
  * and current context, every cluster trusting the gateway's CA only, every user the placeholder token. Nothing in
  * it is secret. Contexts that did not become routes are left out: their requests would only be refused.
+ * `proxyUrl` becomes every cluster's `proxy-url` (the local backend's relay): Go clients (kubectl) never send a
+ * request for a loopback host through `HTTPS_PROXY` — a laptop's kind or minikube API server is on 127.0.0.1 — but
+ * always through `proxy-url`.
  */
-export function dummyKubeconfig(config: Kubeconfig, source: string, gatewayCaPem: string): string {
+export function dummyKubeconfig(config: Kubeconfig, source: string, gatewayCaPem: string, options: { proxyUrl?: string } = {}): string {
   const contexts = routedContexts(config, source);
   const clusters = [...new Set(contexts.map((c) => c.cluster))];
   const users = [...new Set(contexts.map((c) => c.user))];
@@ -44,7 +47,9 @@ export function dummyKubeconfig(config: Kubeconfig, source: string, gatewayCaPem
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: clusters.map((name) => ({ name, cluster: { server: config.clusters.get(name)!.server, 'certificate-authority-data': ca } })),
+    clusters: clusters.map((name) => ({
+      name, cluster: { server: config.clusters.get(name)!.server, 'certificate-authority-data': ca, ...(options.proxyUrl === undefined ? {} : { 'proxy-url': options.proxyUrl }) },
+    })),
     users: users.map((name) => ({ name, user: { token: PLACEHOLDER_TOKEN } })),
     contexts: contexts.map(({ name, cluster, user, namespace }) => ({ name, context: namespace === undefined ? { cluster, user } : { cluster, user, namespace } })),
     ...(current === undefined ? {} : { 'current-context': current }),

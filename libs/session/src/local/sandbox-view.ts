@@ -30,10 +30,14 @@ export type ViewMount =
   | { readonly kind: 'ro-bind' | 'bind'; readonly source: string; readonly dest: string }
   | { readonly kind: 'symlink'; readonly target: string; readonly dest: string };
 
-/** A file the sandbox gets with generated content (e.g. its resolv.conf), mounted read-only. */
+/**
+ * A file the sandbox gets with generated content (e.g. its resolv.conf), mounted read-only unless `writable`: a
+ * writable one is the sandbox's own copy (in bubblewrap's memory), gone with the sandbox.
+ */
 export interface ViewFile {
   readonly dest: string;
   readonly content: string;
+  readonly writable?: boolean;
 }
 
 /** Everything a sandbox can see; nothing else of the host exists in it (deny by default, C-SEC-1). */
@@ -88,13 +92,19 @@ export async function planViewBase(input: ViewBaseInput): Promise<ViewBase> {
   return { mounts, files, agentEntry: posix.join(SANDBOX_AGENT_DIR, posix.basename(entryReal)) };
 }
 
+/** What one sandbox adds to the view besides its workspace (the egress gateway's socket, docs/egress.md). */
+export interface SandboxExtras {
+  readonly mounts?: readonly ViewMount[];
+  readonly files?: readonly ViewFile[];
+}
+
 /**
  * The view of one sandbox: the base plus its workspace. The agent's socket is not in it: the agent inherits it
  * (agent-endpoint.ts), so nothing the server connects to lies in a directory the sandbox can write.
  */
-export function sandboxView(base: ViewBase, workspace: string): SandboxView {
-  const own: ViewMount[] = [{ kind: 'bind', source: workspace, dest: SANDBOX_WORKSPACE }];
-  return { mounts: [...base.mounts, ...own], files: base.files, privateDirs: PRIVATE_DIRS, agentEntry: base.agentEntry };
+export function sandboxView(base: ViewBase, workspace: string, extras: SandboxExtras = {}): SandboxView {
+  const own: ViewMount[] = [{ kind: 'bind', source: workspace, dest: SANDBOX_WORKSPACE }, ...(extras.mounts ?? [])];
+  return { mounts: [...base.mounts, ...own], files: [...base.files, ...(extras.files ?? [])], privateDirs: PRIVATE_DIRS, agentEntry: base.agentEntry };
 }
 
 export function isWithin(path: string, dir: string): boolean {
