@@ -15,6 +15,7 @@ const suites = [
   ['controller', './controller.bench.mjs', 'runControllerBench'],
   ['peer', './peer.bench.mjs', 'runPeerBench'],
   ['egress', './egress.bench.mjs', 'runEgressBench'],
+  ['images', './images.bench.mjs', 'runImagesBench'],
 ];
 const only = process.argv.slice(2);
 console.log(`Machine: ${describeMachine()}`);

@@ -2,6 +2,7 @@ import { configHelpText, loadAgentConfig } from './config/agent-config.js';
 import { startAgent } from './agent-server.js';
 import { makeNonDumpable, type DumpState } from './non-dumpable.js';
 import { watchParent } from './parent-watch.js';
+import { shellUserNameEnv } from './shell/user-name.js';
 
 const parentPid = process.ppid;
 
@@ -27,7 +28,9 @@ function main(): void {
   // Before the shell starts (startAgent): no command may run while the agent is still dumpable (issue 22 item 4).
   const dumpState: DumpState = loaded.config.dumpable ? { nonDumpable: false, reason: 'SANDBOX_DUMPABLE=1' } : makeNonDumpable();
   if (loaded.config.exitWithParent) watchParent(parentPid);
-  startAgent(loaded.config, dumpState).catch((err: unknown) => {
+  // A UID without a passwd entry (OpenShift) gets a name for the tools that ask (issue 22 item 7).
+  const config = { ...loaded.config, shellEnv: { ...loaded.config.shellEnv, ...shellUserNameEnv(loaded.config.shellEnv) } };
+  startAgent(config, dumpState).catch((err: unknown) => {
     process.stderr.write(`sandbox-agent: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   });

@@ -7,9 +7,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
 import { agentBuiltProblem } from './support/build-state.js';
+import { controllerPod } from './support/image-pods.js';
 import { useClusterStage } from './support/dev-cluster.js';
 import { assembleImage, REPO_ROOT } from './support/image-harness.js';
 import { containerRun, mountPaths } from './support/pod-container.js';
@@ -18,20 +18,6 @@ import { describeWhenReady, firstProblem } from './support/prerequisites.js';
 import { productionFileProblems } from './support/production-files.js';
 
 const POD_HOST = '10.244.0.8:8081'; // what a kubelet probe or a Prometheus scrape sends as Host: the pod IP
-
-/** `podman run -e CLI_MCP_… -v <kubeconfig>` of the image, as a pod: no command/args, so ENTRYPOINT + CMD run. */
-function controllerPod(namespace: string, args?: string[]): { pod: V1PodSpec; container: V1Container } {
-  const env = Object.entries({
-    CLI_MCP_KUBECONFIG: '/etc/cli-mcp/kube/config',
-    CLI_MCP_NAMESPACE: namespace,
-    CLI_MCP_INSTANCE_NAME: 'ship',
-    CLI_MCP_SANDBOX_IMAGE: 'cli-mcp-sandbox:test',
-    CLI_MCP_KUBECONFIG_SECRET: 'investigation',
-    CLI_MCP_SANDBOX_SERVICE_ACCOUNT: 'sandbox',
-  }).map(([name, value]) => ({ name, value }));
-  const container: V1Container = { name: 'controller', args, env, volumeMounts: [{ name: 'kube', mountPath: '/etc/cli-mcp/kube' }] };
-  return { pod: { containers: [container], volumes: [{ name: 'kube', secret: { secretName: 'kube' } }] }, container };
-}
 
 describeWhenReady('controller image (docker/Containerfile.controller)', firstProblem(agentBuiltProblem, containerRunProblem), () => {
   const stage = useClusterStage(() => ({ controller: mountPaths(controllerPod('x').container) }));
@@ -81,10 +67,10 @@ describeWhenReady('controller image (docker/Containerfile.controller)', firstPro
     }
   }, 60_000);
 
-  it('holds production files only: no sources, no test support, no dev dependencies, no node-pty', () => {
-    const { problems, installed } = productionFileProblems(join(stage.image('controller').root, 'opt/sandbox-controller'), join(REPO_ROOT, 'package-lock.json'));
+  it('holds what runs only: no sources, no test support, no node_modules; an SBOM of the production dependencies without node-pty', () => {
+    const { problems, sbom } = productionFileProblems(join(stage.image('controller').root, 'opt/sandbox-controller'), join(REPO_ROOT, 'package-lock.json'));
     expect(problems).toEqual([]);
-    expect(installed.has('@kubernetes/client-node')).toBe(true);
-    expect(installed.has('node-pty')).toBe(false);
+    expect(sbom.has('@kubernetes/client-node')).toBe(true);
+    expect(sbom.has('node-pty')).toBe(false);
   });
 });

@@ -16,8 +16,8 @@ const LTS = readFileSync(join(REPO_ROOT, '.ci/node-lts'), 'utf8').trim();
 const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string; license: string; engines: { node: string } };
 const SOURCE_URL = 'https://git.example.test/acme/cli-mcp-server';
 const expected = { ...manifest, sourceUrl: SOURCE_URL };
-const before = (image: string) => {
-  const file = `test/integration/ship/fixtures/Containerfile.${image}.before-issue-10`;
+const before = (image: string, issue = 10) => {
+  const file = `test/integration/ship/fixtures/Containerfile.${image}.before-issue-${issue}`;
   return parseContainerfile(readFileSync(join(REPO_ROOT, file), 'utf8'), file);
 };
 
@@ -71,7 +71,7 @@ describe('the recipes from before issue 10 fail the checks that name their bugs'
   });
 
   it('the server ran npm ci without python3, make and g++ (node-pty has no Linux prebuild)', () => {
-    expect(toolchainProblems(before('server'))).toEqual(['build: npm ci builds node-pty but python3, make, g++ are not installed before it']);
+    expect(toolchainProblems(before('server'))).toContain('build: npm ci builds node-pty but python3, make, g++ are not installed before it');
   });
 
   it('the sandbox downloaded an amd64 kubectl without a checksum and had no yq', () => {
@@ -87,5 +87,16 @@ describe('the recipes from before issue 10 fail the checks that name their bugs'
       'label org.opencontainers.image.source is not the SOURCE_URL build arg', `label org.opencontainers.image.version is not ${manifest.version}`,
       'label org.opencontainers.image.licenses is not Apache-2.0',
     ]));
+  });
+});
+
+describe('the sandbox recipe from before issue 22 fails the node-pty checks (item 5)', () => {
+  it('compiled node-pty with headers node-gyp downloads from nodejs.org, and a failed compile surfaced only later as "Cannot find module"', () => {
+    expect(toolchainProblems(before('sandbox', 22))).toEqual([
+      'build: npm ci builds node-pty without npm_config_nodedir=/usr/local (node-gyp would download headers)',
+      'build: npm ci is not followed by a check that fails naming node-pty',
+      'deps: npm ci builds node-pty without npm_config_nodedir=/usr/local (node-gyp would download headers)',
+      'deps: npm ci is not followed by a check that fails naming node-pty',
+    ]);
   });
 });

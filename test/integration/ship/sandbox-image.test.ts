@@ -9,7 +9,6 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildSessionPod, validateSandboxPodConfig } from '@cli-mcp/podspec';
 import { isTestSupport } from './support/build-output.js';
 import { assembleImage, type AssembledImage } from './support/image-harness.js';
 import { listTree } from './support/image-root.js';
@@ -18,17 +17,10 @@ import { containerRun, mountPaths, type ClusterInputs } from './support/pod-cont
 import { containerRunProblem, startContainer, type RunningContainer } from './support/pod-runner.js';
 import { describeWhenReady, firstProblem } from './support/prerequisites.js';
 import { agentBuiltProblem } from './support/build-state.js';
+import { sandboxPod, sandboxSecrets, SANDBOX_TOKEN } from './support/image-pods.js';
 
-const TOKEN = 'f'.repeat(64);
-const SESSION = 'ship-image';
-const config = validateSandboxPodConfig({
-  namespace: 'ship', instanceName: 'ship', image: 'cli-mcp-sandbox:test', serviceAccountName: 'sandbox', kubeconfigSecret: 'investigation',
-});
-if (!config.ok) throw new Error(config.errors.join('; '));
-const pod = buildSessionPod(config.config, 'ship', SESSION, new Date()).spec!;
-const container = pod.containers[0]!;
-const tokenSecret = container.env!.find((e) => e.name === 'SANDBOX_AUTH_TOKEN')!.valueFrom!.secretKeyRef!.name!;
-const probe = container.readinessProbe!.exec!.command!;
+const TOKEN = SANDBOX_TOKEN;
+const { pod, container, tokenSecret, probe } = sandboxPod();
 
 describeWhenReady('sandbox image (docker/Containerfile.sandbox) run as its pod', firstProblem(agentBuiltProblem, containerRunProblem), () => {
   let image: AssembledImage;
@@ -45,7 +37,7 @@ describeWhenReady('sandbox image (docker/Containerfile.sandbox) run as its pod',
 
   async function runPod(uid: number, root = image.root): Promise<{ agent: RunningContainer; netns: TestNetns; done: () => Promise<void> }> {
     const netns = await TestNetns.create();
-    const inputs: ClusterInputs = { secrets: { [tokenSecret]: { token: TOKEN }, investigation: { kubeconfig: 'apiVersion: v1\nkind: Config\n' } }, fieldRefs: {}, scratch };
+    const inputs: ClusterInputs = { secrets: sandboxSecrets(tokenSecret), fieldRefs: {}, scratch };
     const agent = startContainer(containerRun(image.runtime, root, pod, container, inputs, uid, netns));
     return { agent, netns, done: async () => {
       await agent.stop();

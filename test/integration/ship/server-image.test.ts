@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
 import { agentBuiltProblem } from './support/build-state.js';
+import { serverPod, serverSecrets, SERVER_BEARER } from './support/image-pods.js';
 import { useClusterStage } from './support/dev-cluster.js';
 import { assembleImage, REPO_ROOT } from './support/image-harness.js';
 import { productionFileProblems } from './support/production-files.js';
@@ -16,44 +16,14 @@ import { containerRun, mountPaths } from './support/pod-container.js';
 import { containerRunProblem, startContainer } from './support/pod-runner.js';
 import { describeWhenReady, firstProblem } from './support/prerequisites.js';
 
-const BEARER = 'ship-bearer-token-0123456789abcdef';
+const BEARER = SERVER_BEARER;
 const POD_HOST = '10.244.0.7:8080'; // what a kubelet probe sends as Host: the pod IP
-
-/** `podman run -e CLI_MCP_… -v …` of the image, as a pod: no command/args, so ENTRYPOINT + CMD run. */
-function serverPod(args?: string[]): { pod: V1PodSpec; container: V1Container } {
-  const env = Object.entries({
-    CLI_MCP_AUTH_TOKEN_FILE: '/etc/cli-mcp/auth/token',
-    CLI_MCP_HMAC_KEY_FILE: '/etc/cli-mcp/hmac/key',
-    CLI_MCP_KUBECONFIG: '/etc/cli-mcp/kube/config',
-    CLI_MCP_NAMESPACE: 'default',
-    CLI_MCP_INSTANCE_NAME: 'ship',
-    CLI_MCP_SANDBOX_IMAGE: 'cli-mcp-sandbox:test',
-    CLI_MCP_KUBECONFIG_SECRET: 'investigation',
-    CLI_MCP_SANDBOX_SERVICE_ACCOUNT: 'sandbox',
-    CLI_MCP_ALLOWED_HOSTS: 'cli-mcp-server',
-  }).map(([name, value]) => ({ name, value }));
-  const container: V1Container = {
-    name: 'server', args, env,
-    volumeMounts: [
-      { name: 'auth', mountPath: '/etc/cli-mcp/auth' }, { name: 'hmac', mountPath: '/etc/cli-mcp/hmac' },
-      { name: 'kube', mountPath: '/etc/cli-mcp/kube' }, { name: 'tmp', mountPath: '/tmp' },
-    ],
-  };
-  const pod: V1PodSpec = {
-    containers: [container],
-    volumes: [
-      { name: 'auth', secret: { secretName: 'auth' } }, { name: 'hmac', secret: { secretName: 'hmac' } },
-      { name: 'kube', secret: { secretName: 'kube' } }, { name: 'tmp', emptyDir: {} },
-    ],
-  };
-  return { pod, container };
-}
 
 describeWhenReady('server image (docker/Containerfile.server)', firstProblem(agentBuiltProblem, containerRunProblem), () => {
   const stage = useClusterStage(() => ({ server: mountPaths(serverPod().container) }));
 
   const inputs = () => ({
-    secrets: { auth: { token: `${BEARER}\n` }, hmac: { key: 'k'.repeat(64) }, kube: { config: readFileSync(stage.cluster.kubeconfig, 'utf8') } },
+    secrets: serverSecrets(readFileSync(stage.cluster.kubeconfig, 'utf8')),
     fieldRefs: {},
     scratch: stage.scratch,
   });
@@ -109,10 +79,10 @@ describeWhenReady('server image (docker/Containerfile.server)', firstProblem(age
     }
   }, 60_000);
 
-  it('holds production files only: no sources, no test support, no dev dependencies, no node-pty', () => {
-    const { problems, installed } = productionFileProblems(join(stage.image('server').root, 'opt/cli-mcp-server'), join(REPO_ROOT, 'package-lock.json'));
+  it('holds what runs only: no sources, no test support, no node_modules; an SBOM of the production dependencies without node-pty', () => {
+    const { problems, sbom } = productionFileProblems(join(stage.image('server').root, 'opt/cli-mcp-server'), join(REPO_ROOT, 'package-lock.json'));
     expect(problems).toEqual([]);
-    expect(installed.has('@kubernetes/client-node')).toBe(true);
-    expect(installed.has('node-pty')).toBe(false);
+    expect(sbom.has('@kubernetes/client-node')).toBe(true);
+    expect(sbom.has('node-pty')).toBe(false);
   });
 });

@@ -23,9 +23,14 @@ export class TestNetns {
     return new TestNetns(holder);
   }
 
+  /** The namespace as a path, for tools that join one by path (`podman run --network ns:<path>`). */
+  path(): string {
+    return `/proc/${this.holder.pid}/ns/net`;
+  }
+
   /** `argv` prefixed so that it runs inside this namespace. */
   wrap(argv: readonly string[]): string[] {
-    return ['nsenter', `--net=/proc/${this.holder.pid}/ns/net`, '--', ...argv];
+    return ['nsenter', `--net=${this.path()}`, '--', ...argv];
   }
 
   /**

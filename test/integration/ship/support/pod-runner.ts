@@ -59,6 +59,16 @@ export function startContainer(run: ContainerRun): RunningContainer {
   args.push('--chdir', run.workdir, '--', ...run.argv);
   const argv = run.netns.wrap(['setpriv', `--reuid=${run.uid}`, '--regid=0', '--clear-groups', '--', 'bwrap', ...args]);
   const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+  return watchContainer(child, async () => {
+    child.kill('SIGKILL');
+  });
+}
+
+/**
+ * A started container process (bwrap here, `podman run` in podman-runner.ts) as a RunningContainer: its output
+ * collected, `waitFor` on it, `stop` ends it with `kill` unless it already ended, then resolves with its exit.
+ */
+export function watchContainer(child: ChildProcess, kill: () => Promise<void>): RunningContainer {
   let output = '';
   const listeners = new Set<() => void>();
   const onData = (chunk: Buffer): void => {
@@ -92,7 +102,7 @@ export function startContainer(run: ContainerRun): RunningContainer {
         check();
       }),
     stop: async () => {
-      if (!ended) child.kill('SIGKILL');
+      if (!ended) await kill();
       return exited;
     },
   };

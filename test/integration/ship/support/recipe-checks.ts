@@ -18,14 +18,23 @@ export function baseImageProblems(stages: readonly Stage[], ltsVersion: string):
     });
 }
 
-/** A stage that runs `npm ci` with install scripts builds node-pty from source: python3, make and g++ first. */
+/**
+ * A stage that runs `npm ci` with install scripts builds node-pty from source: python3, make and g++ first; the
+ * base image's own headers (ENV npm_config_nodedir=/usr/local), since node-gyp would fetch them from nodejs.org;
+ * and a check chained after it that fails the build naming node-pty when it did not compile (npm drops an
+ * optional package whose build failed and carries on). Issue 22 item 5.
+ */
 export function toolchainProblems(stages: readonly Stage[]): string[] {
   return stages.flatMap((stage) => {
     const ci = stage.runs.findIndex((line) => /(^|&&\s*)npm ci\b/.test(line) && !line.includes('--ignore-scripts'));
     if (ci < 0) return [];
+    const name = stage.name ?? 'runtime';
     const before = stage.runs.slice(0, ci).join(' ');
     const missing = ['python3', 'make', 'g++'].filter((tool) => !new RegExp(`apt-get install[^&]*\\s${tool.replace('+', '\\+')}(\\s|$)`).test(before));
-    return missing.length === 0 ? [] : [`${stage.name ?? 'runtime'}: npm ci builds node-pty but ${missing.join(', ')} are not installed before it`];
+    const problems = missing.length === 0 ? [] : [`${name}: npm ci builds node-pty but ${missing.join(', ')} are not installed before it`];
+    if (stage.env.get('npm_config_nodedir') !== '/usr/local') problems.push(`${name}: npm ci builds node-pty without npm_config_nodedir=/usr/local (node-gyp would download headers)`);
+    if (!/require\('node-pty'\)"\s*\|\|\s*\{[^}]*node-pty did not compile[^}]*exit 1/.test(stage.runs[ci]!)) problems.push(`${name}: npm ci is not followed by a check that fails naming node-pty`);
+    return problems;
   });
 }
 
@@ -56,7 +65,7 @@ export function sandboxToolProblems(runtime: Stage): string[] {
   for (const tool of ['bash', 'curl', 'jq', 'yq']) {
     if (!new RegExp(`apt-get install[^&]*\\s${tool}(\\s|$)`).test(runs)) problems.push(`${tool} is not installed`);
   }
-  if (!/dl\.k8s\.io\/release\/\$\{KUBECTL_VERSION\}\/bin\/linux\/\$\{arch\}\/kubectl/.test(runs) || !/arch="\$\{TARGETARCH:-/.test(runs)) {
+  if (!/\/release\/\$\{KUBECTL_VERSION\}\/bin\/linux\/\$\{arch\}\/kubectl/.test(runs) || !/arch="\$\{TARGETARCH:-/.test(runs)) {
     problems.push('kubectl is not downloaded for ${TARGETARCH}');
   }
   if (/\b(amd64|arm64|x86_64|aarch64)\b/.test(runs)) problems.push('an architecture is written out');

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import type { Stage } from './containerfile.js';
 
@@ -9,18 +9,21 @@ const run = promisify(execFile);
 const COMPLETE = '.cli-mcp-ship-complete';
 
 /**
- * Runs a dependency stage the way the build would (C-SHIP-2): its `npm ci …` RUN lines, verbatim (with the
- * checks chained after them), in a scratch folder holding package.json and the lockfile — offline, from the npm
- * cache. Results are reused per (lockfile, RUN lines, Node version), so repeated runs cost nothing; a stage with
- * other RUN lines (apt-get: the toolchain this machine already has) keeps only its npm lines.
+ * Runs a dependency stage the way the build would (C-SHIP-2): its `npm ci …` and `node scripts/sbom.mjs …` RUN
+ * lines, verbatim (with the checks chained after them), in a scratch folder holding what the stage COPYs from the
+ * build context (package.json, the lockfile, the script) — offline, from the npm cache. Results are reused per
+ * (copied files, RUN lines, Node version), so repeated runs cost nothing; a stage with other RUN lines (apt-get:
+ * the toolchain this machine already has) keeps only these.
  * Returns the folder that stands for the stage's WORKDIR.
  */
 export async function installStage(stage: Stage, repoRoot: string): Promise<string> {
-  const npmLines = stage.runs.filter((line) => line.startsWith('npm ci'));
-  if (npmLines.length === 0) throw new Error(`stage ${stage.name ?? '?'} runs no "npm ci"; this check cannot stand in for it`);
-  const inputs = ['package.json', 'package-lock.json'];
+  const npmLines = stage.runs.filter((line) => line.startsWith('npm ci') || line.startsWith('node scripts/sbom.mjs'));
+  if (npmLines.length === 0) throw new Error(`stage ${stage.name ?? '?'} runs neither "npm ci" nor scripts/sbom.mjs; this check cannot stand in for it`);
+  // Context file → its place relative to the stage's WORKDIR.
+  const inputs = stage.copies.filter((copy) => copy.from === undefined).flatMap((copy) =>
+    copy.sources.map((source) => [source, copy.destIsDir ? join(relative(stage.workdir, copy.dest), basename(source)) : relative(stage.workdir, copy.dest)] as const));
   const key = createHash('sha256')
-    .update(inputs.map((file) => readFileSync(join(repoRoot, file), 'utf8')).join('\0'))
+    .update(inputs.map(([source, target]) => `${target}\0${readFileSync(join(repoRoot, source), 'utf8')}`).join('\0'))
     .update(npmLines.join('\n'))
     .update(process.version)
     .digest('hex')
@@ -33,7 +36,10 @@ export async function installStage(stage: Stage, repoRoot: string): Promise<stri
   if (existsSync(join(final, COMPLETE))) return final;
   const scratch = mkdtempSync(join(cache, 'tmp-'));
   try {
-    for (const file of inputs) copyFileSync(join(repoRoot, file), join(scratch, file));
+    for (const [source, target] of inputs) {
+      mkdirSync(dirname(join(scratch, target)), { recursive: true });
+      copyFileSync(join(repoRoot, source), join(scratch, target));
+    }
     for (const line of npmLines) {
       const offline = line.replace(/^npm ci/, 'npm ci --offline');
       await run('bash', ['-euo', 'pipefail', '-c', offline], { cwd: scratch, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 }).catch((error: { stderr?: string }) => {
