@@ -1,0 +1,13 @@
+import type { KubeObject, ResourceRef } from '../kube/resources.js';
+
+/**
+ * One object the operator wants to exist (C-OP-2), and which of its fields are the operator's: on an update those
+ * paths are replaced whole, labels and annotations are merged key by key, and every other field of the live
+ * object (server defaults, what other writers added) is kept.
+ */
+export interface DesiredChild {
+  readonly resource: ResourceRef;
+  readonly object: KubeObject;
+  /** Paths (e.g. `['spec', 'template']`) the operator owns whole. */
+  readonly owned: ReadonlyArray<readonly string[]>;
+}
