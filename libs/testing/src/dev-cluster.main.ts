@@ -12,15 +12,18 @@ import { builtAgentCommand, builtAgentExists, repoRoot, standInAgentCommand, AGE
 
 const HELP = `Usage: npm run dev:cluster -- [options]
 
-Starts a fake Kubernetes API server (pods, secrets, leases) with a kubelet simulator that runs a real
-sandbox-agent process per pod on 127.0.0.N:8090. Prints the kubeconfig path on stdout.
+Starts a fake Kubernetes API server (HTTPS with its own CA, carried by the kubeconfig) with a kubelet simulator
+that runs a real sandbox-agent process per pod on 127.0.0.N:8090. Prints the kubeconfig path on stdout.
 
 Options:
   --port <n>          API server port (default: random free port)
   --host <addr>       listen address (default 127.0.0.1)
   --kubeconfig <path> where to write the kubeconfig (default <repo>/.cli-mcp/dev-cluster/kubeconfig)
   --namespace <ns>    default namespace of the kubeconfig context (default "default")
-  --token <t>         require this bearer token (kubectl never sends tokens over plain http: leave unset for kubectl)
+  --token <t>         require this bearer token (user fake-kube-admin); the kubeconfig carries it
+  --user <t>=<name>   accept token <t> as user <name> (repeatable; turns authentication on; the kubeconfig
+                      carries --token, else the first --user token)
+  --no-tls            plain HTTP instead of HTTPS (kubectl then never sends bearer tokens)
   --agent <path>      sandbox-agent entry (default <repo>/${AGENT_ENTRY})
   --stand-in-agent    use the tiny built-in stand-in agent instead of the real one
   --no-kubelet        API server only (pods stay Pending)
@@ -43,6 +46,18 @@ function describePod(pod: KubeObject): string {
   return `phase=${status.phase ?? '?'} ready=${ready}${status.podIP ? ` ip=${status.podIP}` : ''}${waiting ? ` waiting=${waiting}` : ''} restarts=${status.containerStatuses?.[0]?.restartCount ?? 0}${terminating}`;
 }
 
+/** `--user TOKEN=NAME` values as a token table (undefined when none is given). */
+function parseUsers(values: string[]): Record<string, string> | undefined {
+  if (values.length === 0) return undefined;
+  const users: Record<string, string> = {};
+  for (const value of values) {
+    const eq = value.indexOf('=');
+    if (eq <= 0 || eq === value.length - 1) throw new Error(`--user must be TOKEN=NAME, got ${JSON.stringify(value)}`);
+    users[value.slice(0, eq)] = value.slice(eq + 1);
+  }
+  return users;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -51,6 +66,8 @@ async function main(): Promise<void> {
       kubeconfig: { type: 'string' },
       namespace: { type: 'string' },
       token: { type: 'string' },
+      user: { type: 'string', multiple: true },
+      'no-tls': { type: 'boolean' },
       agent: { type: 'string' },
       'stand-in-agent': { type: 'boolean' },
       'no-kubelet': { type: 'boolean' },
@@ -70,6 +87,7 @@ async function main(): Promise<void> {
   const speedup = values.speedup === undefined ? 1 : Number(values.speedup);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0…65535, got ${values.port}`);
   if (!Number.isFinite(speedup) || speedup < 1) throw new Error(`--speedup must be ≥ 1, got ${values.speedup}`);
+  const users = parseUsers(values.user ?? []);
   const root = repoRoot();
   const kubeconfig = resolve(values.kubeconfig ?? join(root, '.cli-mcp', 'dev-cluster', 'kubeconfig'));
 
@@ -83,6 +101,8 @@ async function main(): Promise<void> {
     host: values.host,
     port,
     token: values.token,
+    users: users && values.token !== undefined ? { [values.token]: 'fake-kube-admin', ...users } : users,
+    tls: !values['no-tls'],
     kubeconfig,
     namespace: values.namespace ?? 'default',
     kubelet: values['no-kubelet']

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { AuthenticationV1Api } from '@kubernetes/client-node';
 import { repoRoot } from '@cli-mcp/testing';
 import { describe, expect, it } from 'vitest';
 import { clientsFor } from './support.js';
@@ -12,9 +13,9 @@ const built = existsSync(entry);
 if (!built) console.warn(`[fake-kube] skipping dev-cluster test: ${entry} is not built (npm run build)`);
 
 describe.skipIf(!built)('npm run dev:cluster (built entry)', () => {
-  it('prints the kubeconfig path on stdout, serves the API, and exits 0 on SIGTERM', async () => {
+  it('prints the kubeconfig path on stdout, serves the API over HTTPS to the --user it names, and exits 0 on SIGTERM', async () => {
     const kubeconfig = join(await mkdtemp(join(tmpdir(), 'dev-cluster-')), 'kubeconfig');
-    const child = spawn(process.execPath, [entry, '--no-kubelet', '--kubeconfig', kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [entry, '--no-kubelet', '--kubeconfig', kubeconfig, '--user', 'tok-dev=dev-user'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
     try {
       const firstLine = await new Promise<string>((resolveLine, reject) => {
@@ -27,7 +28,12 @@ describe.skipIf(!built)('npm run dev:cluster (built entry)', () => {
         child.once('exit', (code) => reject(new Error(`dev-cluster exited early (${code})`)));
       });
       expect(firstLine).toBe(kubeconfig);
-      const { core } = clientsFor(firstLine);
+      const written = JSON.parse(await readFile(firstLine, 'utf8')) as { clusters: { cluster: Record<string, string> }[]; users: { user: Record<string, string> }[] };
+      expect(written.clusters[0]?.cluster['server']).toMatch(/^https:\/\/127\.0\.0\.1:/);
+      expect(written.clusters[0]?.cluster['certificate-authority-data']).toBeTruthy();
+      expect(written.users[0]?.user).toEqual({ token: 'tok-dev' });
+      const { core, kc } = clientsFor(firstLine);
+      expect((await kc.makeApiClient(AuthenticationV1Api).createSelfSubjectReview({ body: {} })).status?.userInfo?.username).toBe('dev-user');
       await core.createNamespacedPod({ namespace: 'default', body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } } });
       expect((await core.listNamespacedPod({ namespace: 'default' })).items.map((p) => p.metadata?.name)).toEqual(['p']);
     } finally {

@@ -2,6 +2,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { get } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiException, CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -32,6 +33,46 @@ export async function apiError(call: Promise<unknown>): Promise<CaughtApiError> 
     return { code: error.code, status, headers: error.headers };
   }
   throw new Error('expected the call to fail');
+}
+
+/** What `rawRequest` got back: status, headers and the parsed JSON body (or the raw text). */
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+/**
+ * One HTTPS request to the fake API server trusting `ca`, with no client library in between (exact status,
+ * headers and body, e.g. `Warning` headers or a Table). `body` objects are sent as JSON.
+ */
+export function rawRequest(
+  url: string,
+  ca: string,
+  options: { method?: string; token?: string; headers?: Record<string, string | string[]>; body?: unknown; contentType?: string } = {},
+): Promise<RawAnswer> {
+  const headers: Record<string, string | string[]> = { ...options.headers };
+  if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`;
+  const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  if (payload !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+  return new Promise((resolveRequest, reject) => {
+    const req = httpsRequest(url, { method: options.method ?? 'GET', ca, agent: false, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        let body: unknown = text;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          // not JSON: keep the text
+        }
+        resolveRequest({ status: res.statusCode ?? 0, headers: res.headers, body });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
 }
 
 /** A pod body in the shape of the sandbox pods (Go §6), small enough for tests. */

@@ -1,5 +1,6 @@
 import type { KubeApi } from './api/kube-api.js';
 import type { ObjectStore } from './api/object-store.js';
+import type { ResourceRegistry } from './api/resource-registry.js';
 import type { KubeObject } from './api/types.js';
 import { FakeKubeServer, type FakeKubeServerOptions } from './fake-kube-server.js';
 import type { FaultInjector } from './http/faults.js';
@@ -18,23 +19,30 @@ export interface FakeClusterOptions extends FakeKubeServerOptions {
 
 /** A running fake cluster: API server + (optionally) the kubelet simulator. */
 export interface FakeCluster {
+  /** `https://127.0.0.1:PORT` (`http://` with `tls: false`). */
   url: string;
   port: number;
-  /** Absolute path of a kubeconfig pointing at the server. */
+  /** Absolute path of a kubeconfig pointing at the server (its CA, and the `token` or first `users` token). */
   kubeconfigPath: string;
+  /** The serving CA (PEM) the kubeconfig carries; undefined with `tls: false`. */
+  caPem?: string;
   server: FakeKubeServer;
   kubelet?: KubeletSimulator;
   api: KubeApi;
   store: ObjectStore;
   faults: FaultInjector;
   requests: RequestLog;
+  /** Served resources (built-in kinds and those of CRDs): `registry.find(group, version, plural)`. */
+  registry: ResourceRegistry;
   /**
    * Resolves with the object (or undefined once it is gone) as soon as `predicate` holds; event-driven, no
    * polling. Rejects after `timeoutMs` (default 15 000) with the last state seen.
    */
   waitFor(
-    resource: 'pods' | 'secrets' | 'leases',
-    namespace: string,
+    /** A storage key: `pods`, `secrets`, `leases`, … or a CRD name (`widgets.example.com`) for its resources. */
+    resource: string,
+    /** undefined for a cluster-scoped resource. */
+    namespace: string | undefined,
     name: string,
     predicate: (object: KubeObject | undefined) => boolean,
     timeoutMs?: number,
@@ -46,7 +54,7 @@ export interface FakeCluster {
 function waitForObject(
   store: ObjectStore,
   resource: string,
-  namespace: string,
+  namespace: string | undefined,
   name: string,
   predicate: (object: KubeObject | undefined) => boolean,
   timeoutMs: number,
@@ -88,6 +96,7 @@ export async function startFakeCluster(options: FakeClusterOptions = {}): Promis
     url: handle.url,
     port: handle.port,
     kubeconfigPath: handle.kubeconfigPath as string,
+    caPem: server.caPem,
     server,
     kubelet,
     api: server.api,
@@ -95,6 +104,7 @@ export async function startFakeCluster(options: FakeClusterOptions = {}): Promis
     faults: server.faults,
     requests: server.requests,
     waitFor: (resource, namespace, name, predicate, timeoutMs = 15_000) => waitForObject(server.store, resource, namespace, name, predicate, timeoutMs),
+    registry: server.registry,
     async stop() {
       await kubelet?.stop();
       await server.stop();

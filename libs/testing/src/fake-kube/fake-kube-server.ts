@@ -1,19 +1,29 @@
 import { rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { isIP, type AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import type { PemPair } from '@cli-mcp/egress';
+import { builtinResources } from './api/builtin-resources.js';
+import { CrdController } from './api/crd/crd-controller.js';
 import { KubeApi } from './api/kube-api.js';
 import type { Clock } from './api/kube-time.js';
 import { ObjectStore } from './api/object-store.js';
+import { ResourceRegistry } from './api/resource-registry.js';
 import { KubeApiError, Statuses } from './api/status.js';
-import type { Status } from './api/types.js';
-import type { WatchSession } from './api/watch-session.js';
-import { FaultInjector, type FaultAction } from './http/faults.js';
+import { assertCertificateUsername, Authenticator, bearerToken, type FakeUserSpec } from './http/authn.js';
+import { ClusterTls } from './http/cluster-tls.js';
+import { FaultInjector } from './http/faults.js';
+import { BodyTooLarge, checkAccept, DEFAULT_MAX_BODY_BYTES, internalError, readBody, sendJson, sendStatus } from './http/http-io.js';
 import { parseRequest, type RequestInfo } from './http/request-info.js';
 import { RequestLog, type RequestRecord } from './http/request-log.js';
 import { route, type RawBody } from './http/router.js';
-import { writeKubeconfig } from './kubeconfig.js';
+import { wantsTable } from './http/table.js';
+import { WatchStreams, type WatchFilter } from './http/watch-streams.js';
+import { writeKubeconfig, type KubeconfigOptions } from './kubeconfig.js';
+
+export type { WatchFilter } from './http/watch-streams.js';
 
 /** Options of the fake API server. */
 export interface FakeKubeServerOptions {
@@ -21,8 +31,27 @@ export interface FakeKubeServerOptions {
   host?: string;
   /** Listen port; 0 (default) picks a free one. */
   port?: number;
-  /** When set, every request must carry `Authorization: Bearer <token>`, else 401 Unauthorized. */
+  /**
+   * HTTPS with a serving CA generated at start (default `true`, like every real API server): the kubeconfig it
+   * writes carries the CA as `certificate-authority-data`. `false` → plain HTTP (`insecure-skip-tls-verify`).
+   */
+  tls?: boolean;
+  /**
+   * The bearer token the written kubeconfig carries. Without `users` it is also the only token accepted, as user
+   * `fake-kube-admin` (group `system:masters`); with `users` it must be one of its tokens.
+   */
   token?: string;
+  /**
+   * Token → user table (a static token file). When set (or `token` is), every request must authenticate with a
+   * token of the table or a client certificate from `issueClientCertificate` — 401 Unauthorized otherwise. Unset:
+   * authentication is off (requests are served as `system:anonymous` or their certificate's user).
+   */
+  users?: Record<string, FakeUserSpec>;
+  /**
+   * Users allowed to impersonate (`Impersonate-User`/`-Group`/`-Uid`, kubectl `--as`/`--as-group`); others get 403.
+   * Default: everyone (the fake has no RBAC), so a test sees a request that impersonated as that user.
+   */
+  impersonators?: string[];
   /** Watch events retained for resuming from a resourceVersion; older start points get 410. Default 10 000. */
   watchEventWindow?: number;
   /** Interval of BOOKMARK events for watches with `allowWatchBookmarks=true`. Default 1000 ms; 0 disables. */
@@ -35,7 +64,7 @@ export interface FakeKubeServerOptions {
 
 /** What `start()` returns. */
 export interface FakeKubeServerHandle {
-  /** `http://127.0.0.1:PORT`. */
+  /** `https://127.0.0.1:PORT` (`http://` with `tls: false`). */
   url: string;
   port: number;
   /** Set when `start({ kubeconfig })` wrote one. */
@@ -51,29 +80,29 @@ export interface StartOptions {
   namespace?: string;
 }
 
-class BodyTooLarge extends Error {}
+/** What a kubeconfig written by `writeKubeconfig` may change from the server's default one. */
+export type KubeconfigOverrides = Partial<Pick<KubeconfigOptions, 'server' | 'token' | 'clientCertificate' | 'name'>>;
 
-/** Filter of `whenWatching`: resource plural, namespace, and/or only requests after sequence number `since`. */
-export interface WatchFilter {
-  resource?: string;
-  namespace?: string;
-  since?: number;
-}
+const ADMIN: FakeUserSpec = { username: 'fake-kube-admin', groups: ['system:masters'] };
 
 /**
- * A faithful in-process fake of the Kubernetes API server for pods, secrets and leases (stack-notes E.2), on plain
- * HTTP. Drive it with the real `@kubernetes/client-node` or `kubectl`; inspect `requests`, inject `faults`,
- * and reach the registry directly through `api`/`store`.
+ * A faithful in-process fake of the Kubernetes API server (stack-notes E.2), on HTTPS with its own CA by default.
+ * Drive it with the real `@kubernetes/client-node`, `kubectl` or python3-kubernetes; inspect `requests` (each with
+ * the user who made it), inject `faults`, and reach the registry directly through `api`/`store`.
  */
 export class FakeKubeServer {
   readonly store: ObjectStore;
   readonly api: KubeApi;
+  /** Served resources: the built-in kinds and those of each CustomResourceDefinition. */
+  readonly registry = new ResourceRegistry(builtinResources());
+  private readonly crds: CrdController;
   readonly faults = new FaultInjector();
   readonly requests = new RequestLog();
-  /** Open watch streams and the request that opened each. */
-  private readonly watches = new Map<WatchSession, RequestRecord>();
-  private watchWaiters: { filter: (record: RequestRecord) => boolean; resolve: (record: RequestRecord) => void }[] = [];
+  private readonly watches = new WatchStreams();
+  private readonly authenticator: Authenticator;
+  private readonly kubeconfigToken?: string;
   private server?: Server;
+  private tls?: ClusterTls;
   /** Directories this server made for kubeconfigs written without a path; removed by `stop()`. */
   private readonly kubeconfigDirs: string[] = [];
   private address?: AddressInfo;
@@ -83,17 +112,29 @@ export class FakeKubeServer {
   constructor(private readonly options: FakeKubeServerOptions = {}) {
     this.store = new ObjectStore({ eventWindow: options.watchEventWindow });
     this.api = new KubeApi(this.store, { clock: options.clock });
+    this.crds = new CrdController(this.api, this.store, this.registry, options.clock);
+    this.crds.start();
+    const { token, users } = options;
+    if (token !== undefined && users !== undefined && !(token in users)) throw new Error('FakeKubeServer: `token` must be one of the tokens of `users`');
+    this.authenticator = new Authenticator(users ?? (token === undefined ? undefined : { [token]: ADMIN }), options.impersonators);
+    this.kubeconfigToken = token ?? (users ? Object.keys(users)[0] : undefined);
   }
 
-  /** `http://HOST:PORT` (after `start()`). */
+  /** `https://HOST:PORT` (`http://` with `tls: false`), after `start()`. */
   get url(): string {
     if (!this.address) throw new Error('FakeKubeServer is not started');
-    return `http://${this.address.address}:${this.address.port}`;
+    const host = this.certificateHost();
+    return `${this.tls ? 'https' : 'http'}://${isIP(host) === 6 ? `[${host}]` : host}:${this.address.port}`;
   }
 
   get port(): number {
     if (!this.address) throw new Error('FakeKubeServer is not started');
     return this.address.port;
+  }
+
+  /** The serving CA (PEM) clients must trust; undefined with `tls: false` or before `start()`. */
+  get caPem(): string | undefined {
+    return this.tls?.caPem;
   }
 
   /** Number of watch streams currently open. */
@@ -103,13 +144,22 @@ export class FakeKubeServer {
 
   async start(startOptions: StartOptions = {}): Promise<FakeKubeServerHandle> {
     if (this.server) throw new Error('FakeKubeServer already started');
-    const server = createServer((req, res) => {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
       this.handle(req, res).catch((error: unknown) => {
-        if (!res.headersSent) this.sendStatus(res, internalError(error));
+        if (!res.headersSent) sendStatus(res, internalError(error));
         else res.destroy();
       });
-    });
-    this.server = server;
+    };
+    if (this.options.tls !== false) {
+      this.tls = await ClusterTls.generate(this.certificateHost());
+      // Client certificates are asked for, not required (token clients send none), and verified against the
+      // client CA only; an unverified one simply authenticates nobody (x509 authenticator, then tokens).
+      this.server = createHttpsServer(
+        { cert: this.tls.serving.cert, key: this.tls.serving.key, ca: [this.tls.clientCaPem], requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
+        handler,
+      );
+    } else this.server = createHttpServer(handler);
+    const server = this.server;
     await new Promise<void>((resolveListen, reject) => {
       server.once('error', reject);
       server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => resolveListen());
@@ -125,13 +175,29 @@ export class FakeKubeServer {
   }
 
   /**
-   * Writes a kubeconfig for this server (token = the server's token, if any) and returns its absolute path. Without
-   * `path` it goes into a temp directory of its own, which `stop()` removes.
+   * Writes a kubeconfig for this server and returns its absolute path: the server's URL and CA, the configured
+   * token, or what `overrides` says (another server URL — e.g. a proxy in front —, token, or a client certificate
+   * from `issueClientCertificate`). Without `path` it goes into a temp directory of its own, which `stop()` removes.
    */
-  async writeKubeconfig(path?: string, namespace?: string): Promise<string> {
-    const written = await writeKubeconfig({ server: this.url, token: this.options.token, namespace }, path);
+  async writeKubeconfig(path?: string, namespace?: string, overrides: KubeconfigOverrides = {}): Promise<string> {
+    const token = overrides.token ?? (overrides.clientCertificate ? undefined : this.kubeconfigToken);
+    const written = await writeKubeconfig(
+      { server: overrides.server ?? this.url, certificateAuthority: this.caPem, token, clientCertificate: overrides.clientCertificate, name: overrides.name, namespace },
+      path,
+    );
     if (path === undefined) this.kubeconfigDirs.push(dirname(written));
     return written;
+  }
+
+  /**
+   * A client certificate (chain + key, PEM) signed by the server's client CA: the server authenticates it as
+   * `username` (CN; groups `system:authenticated`), before any bearer token, as kube-apiserver's x509 authenticator
+   * does. Needs TLS.
+   */
+  async issueClientCertificate(username: string): Promise<PemPair> {
+    if (!this.tls) throw new Error('FakeKubeServer.issueClientCertificate needs TLS (started, without `tls: false`)');
+    assertCertificateUsername(username);
+    return this.tls.issueClientCertificate(username);
   }
 
   /**
@@ -140,33 +206,12 @@ export class FakeKubeServer {
    * `timeoutMs` (default 10 000).
    */
   whenWatching(filter: WatchFilter = {}, timeoutMs = 10_000): Promise<RequestRecord> {
-    const matches = (r: RequestRecord): boolean =>
-      (filter.resource === undefined || r.resource === filter.resource) &&
-      (filter.namespace === undefined || r.namespace === filter.namespace) &&
-      (filter.since === undefined || r.seq > filter.since);
-    const open = [...this.watches.values()].find(matches);
-    if (open) return Promise.resolve(open);
-    return new Promise((resolveWait, reject) => {
-      const waiter = {
-        filter: matches,
-        resolve: (record: RequestRecord) => {
-          clearTimeout(timer);
-          resolveWait(record);
-        },
-      };
-      const timer = setTimeout(() => {
-        this.watchWaiters = this.watchWaiters.filter((w) => w !== waiter);
-        reject(new Error(`no watch matching ${JSON.stringify(filter)} opened within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.watchWaiters.push(waiter);
-    });
+    return this.watches.whenWatching(filter, timeoutMs);
   }
 
   /** Ends every open watch stream (cleanly, or by destroying the connections when `abrupt`). Returns how many. */
   cutWatches(options: { abrupt?: boolean } = {}): number {
-    const open = [...this.watches.keys()];
-    for (const session of open) session.close(options.abrupt ?? false);
-    return open.length;
+    return this.watches.cut(options.abrupt ?? false);
   }
 
   /** Drops the watch event log, so resuming from any earlier resourceVersion answers 410 Expired. */
@@ -178,6 +223,7 @@ export class FakeKubeServer {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
+    this.crds.stop();
     this.cutWatches({ abrupt: true });
     const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
     server.closeAllConnections();
@@ -185,17 +231,25 @@ export class FakeKubeServer {
     for (const dir of this.kubeconfigDirs.splice(0)) await rm(dir, { recursive: true, force: true });
   }
 
+  /** The name the serving certificate is for, and the URL's host: the listen address (loopback for a wildcard). */
+  private certificateHost(): string {
+    const host = this.options.host ?? '127.0.0.1';
+    if (host === '0.0.0.0') return '127.0.0.1';
+    if (host === '::') return '::1';
+    return host;
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const info = parseRequest(req.method ?? 'GET', req.url ?? '/');
+    const info = parseRequest(req.method ?? 'GET', req.url ?? '/', this.registry);
     let body: RawBody;
     try {
-      body = { text: await this.readBody(req), contentType: req.headers['content-type'] };
+      body = { text: await readBody(req, this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), contentType: req.headers['content-type'] };
     } catch (error) {
-      if (error instanceof BodyTooLarge) this.sendStatus(res, Statuses.requestTooLarge('limit is 3145728').status);
+      if (error instanceof BodyTooLarge) sendStatus(res, Statuses.requestTooLarge(`limit is ${DEFAULT_MAX_BODY_BYTES}`).status);
       else res.destroy();
       return;
     }
-    const record = this.log(info, body, req.headers['user-agent']);
+    const record = this.log(info, body, req);
     res.once('finish', () => (record.status ??= res.statusCode));
     const fault = this.faults.take(info.method, info.path, info.query.toString(), info.verb === 'watch');
     if (fault) {
@@ -207,26 +261,37 @@ export class FakeKubeServer {
         return;
       }
       if (fault.respond) {
-        this.sendStatus(res, fault.respond.status, fault.respond.headers);
+        sendStatus(res, fault.respond.status, fault.respond.headers);
         return;
       }
     }
     try {
-      this.authorize(req);
-      this.checkAccept(req);
-      const result = route({ api: this.api, store: this.store, serverAddress: `${this.address?.address}:${this.port}`, bookmarkIntervalMs: this.options.bookmarkIntervalMs ?? 1000, startedAt: this.startedAt }, info, body);
-      if (result.type === 'watch') this.streamWatch(res, result.session, record, fault);
+      const { user, credential, impersonatedBy } = this.authenticator.authenticate(req);
+      Object.assign(record, { user: user.username, groups: user.groups, credential }, impersonatedBy === undefined ? {} : { impersonatedBy });
+      checkAccept(req);
+      const context = {
+        api: this.api,
+        store: this.store,
+        registry: this.registry,
+        asTable: wantsTable(req.headers.accept),
+        serverAddress: `${this.address?.address}:${this.port}`,
+        bookmarkIntervalMs: this.options.bookmarkIntervalMs ?? 1000,
+        startedAt: this.startedAt,
+        user,
+      };
+      const result = route(context, info, body);
+      if (result.type === 'watch') this.watches.stream(res, result.session, record, fault, result.encode);
       else if (result.type === 'text') {
         res.writeHead(result.code, { 'Content-Type': 'text/plain; charset=utf-8' });
         res.end(result.body);
-      } else this.sendJson(res, result.code, result.body);
+      } else sendJson(res, result.code, result.body, result.headers);
     } catch (error) {
-      if (error instanceof KubeApiError) this.sendStatus(res, error.status, error.headers);
-      else this.sendStatus(res, internalError(error));
+      if (error instanceof KubeApiError) sendStatus(res, error.status, error.headers);
+      else sendStatus(res, internalError(error));
     }
   }
 
-  private log(info: RequestInfo, body: RawBody, userAgent: string | undefined): RequestRecord {
+  private log(info: RequestInfo, body: RawBody, req: IncomingMessage): RequestRecord {
     let parsed: unknown;
     if (body.text !== '') {
       try {
@@ -243,98 +308,13 @@ export class FakeKubeServer {
       path: info.path,
       query: Object.fromEntries(info.query.entries()),
       contentType: body.contentType,
-      userAgent,
+      userAgent: req.headers['user-agent'],
+      bearerToken: bearerToken(req),
       body: parsed,
       verb: info.verb,
-      resource: isResource ? (target.subresource ? `${target.def.plural}/${target.subresource}` : target.def.plural) : undefined,
+      resource: isResource ? (target.subresource ? `${target.def.plural}/${target.subresource}` : target.def.plural) : target.type === 'selfsubjectreview' ? 'selfsubjectreviews' : undefined,
       namespace: isResource ? target.namespace : undefined,
       name: isResource ? target.name : undefined,
     });
   }
-
-  private streamWatch(res: ServerResponse, session: WatchSession, record: RequestRecord, fault?: FaultAction): void {
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
-    res.flushHeaders();
-    record.status = 200;
-    this.watches.set(session, record);
-    const done = (): void => {
-      this.watches.delete(session);
-    };
-    res.once('close', () => {
-      done();
-      session.close();
-    });
-    session.start({
-      send: (event) => {
-        if (!res.writableEnded && !res.destroyed) res.write(`${JSON.stringify(event)}\n`);
-      },
-      close: (abrupt) => {
-        done();
-        if (abrupt) res.destroy();
-        else if (!res.writableEnded) res.end();
-      },
-    });
-    this.watchWaiters = this.watchWaiters.filter((waiter) => {
-      if (!session.open || !waiter.filter(record)) return true;
-      waiter.resolve(record);
-      return false;
-    });
-    if (fault?.cutWatchAfterMs !== undefined) {
-      const timer = setTimeout(() => session.close(), fault.cutWatchAfterMs);
-      res.once('close', () => clearTimeout(timer));
-    }
-  }
-
-  private authorize(req: IncomingMessage): void {
-    const token = this.options.token;
-    if (token === undefined) return;
-    if (req.headers.authorization !== `Bearer ${token}`) throw Statuses.unauthorized();
-  }
-
-  /** 406 when the client accepts nothing this JSON-only server can produce. */
-  private checkAccept(req: IncomingMessage): void {
-    const accept = req.headers.accept;
-    if (!accept) return;
-    const types = accept.split(',').map((t) => t.split(';')[0]?.trim().toLowerCase());
-    if (!types.some((t) => t === 'application/json' || t === '*/*' || t === 'application/*')) throw Statuses.notAcceptable();
-  }
-
-  private readBody(req: IncomingMessage): Promise<string> {
-    const limit = this.options.maxBodyBytes ?? 3 * 1024 * 1024;
-    return new Promise((resolveBody, reject) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      req.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > limit) {
-          reject(new BodyTooLarge());
-          req.removeAllListeners('data');
-          req.resume();
-          return;
-        }
-        chunks.push(chunk);
-      });
-      req.once('end', () => resolveBody(Buffer.concat(chunks).toString('utf8')));
-      req.once('error', reject);
-    });
-  }
-
-  private sendJson(res: ServerResponse, code: number, body: unknown, headers: Record<string, string> = {}): void {
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    const text = JSON.stringify(body);
-    res.writeHead(code, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Content-Length': Buffer.byteLength(text), ...headers });
-    res.end(text);
-  }
-
-  private sendStatus(res: ServerResponse, status: Status, headers: Record<string, string> = {}): void {
-    this.sendJson(res, status.code ?? 500, status, headers);
-  }
-}
-
-function internalError(error: unknown): Status {
-  const message = error instanceof Error ? error.message : String(error);
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `Internal error occurred: ${message}`, reason: 'InternalError', details: { causes: [{ message }] }, code: 500 };
 }

@@ -4,29 +4,44 @@ import { dirname, join, resolve } from 'node:path';
 
 /** Inputs of a kubeconfig for the fake API server. */
 export interface KubeconfigOptions {
-  /** `http://127.0.0.1:PORT`. */
+  /** `https://127.0.0.1:PORT` (or `http://` for a server started with `tls: false`). */
   server: string;
-  /** Bearer token of the user entry (any value works when the server has auth disabled). */
+  /** PEM of the CA the server's certificate chains to (`certificate-authority-data`); without it the kubeconfig skips TLS verification. */
+  certificateAuthority?: string;
+  /** Bearer token of the user entry. Default `fake-kube-token` unless a client certificate is given. */
   token?: string;
+  /** A client certificate chain and key (PEM) for the user entry (`client-certificate-data`, `client-key-data`). */
+  clientCertificate?: { cert: string; key: string };
   /** Default namespace of the context. */
   namespace?: string;
   /** Name used for the cluster, user and context entries. Default `fake-kube`. */
   name?: string;
 }
 
+const base64 = (pem: string): string => Buffer.from(pem, 'utf8').toString('base64');
+
 /**
- * A kubeconfig object (JSON is valid YAML, so kubectl and client-node both read it). `insecure-skip-tls-verify`
- * is set because client-node refuses plain `http://` servers otherwise (stack-notes C).
+ * A kubeconfig object (JSON is valid YAML, so kubectl, client-node and python3-kubernetes all read it). Without a
+ * CA, `insecure-skip-tls-verify` is set: client-node refuses plain `http://` servers otherwise (stack-notes C).
  */
 export function buildKubeconfig(options: KubeconfigOptions): Record<string, unknown> {
   const name = options.name ?? 'fake-kube';
   const context: Record<string, string> = { cluster: name, user: `${name}-user` };
   if (options.namespace) context['namespace'] = options.namespace;
+  const cluster: Record<string, unknown> = { server: options.server };
+  if (options.certificateAuthority) cluster['certificate-authority-data'] = base64(options.certificateAuthority);
+  else cluster['insecure-skip-tls-verify'] = true;
+  const user: Record<string, string> = {};
+  if (options.clientCertificate) {
+    user['client-certificate-data'] = base64(options.clientCertificate.cert);
+    user['client-key-data'] = base64(options.clientCertificate.key);
+  }
+  if (options.token !== undefined || !options.clientCertificate) user['token'] = options.token ?? 'fake-kube-token';
   return {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name, cluster: { server: options.server, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: `${name}-user`, user: { token: options.token ?? 'fake-kube-token' } }],
+    clusters: [{ name, cluster }],
+    users: [{ name: `${name}-user`, user }],
     contexts: [{ name, context }],
     'current-context': name,
     preferences: {},

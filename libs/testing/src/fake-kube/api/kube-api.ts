@@ -6,26 +6,30 @@ import { applyMergePatch } from './merge-patch.js';
 import { unsupportedStrategicElement } from './strategic-merge-patch.js';
 import type { ObjectStore } from './object-store.js';
 import { PODS, type ResourceDefinition } from './resources.js';
-import { leaseRules } from './rules/lease-rules.js';
-import { podRules } from './rules/pod-rules.js';
-import { validateObjectMeta, type ResourceRules } from './rules/resource-rules.js';
-import { secretRules } from './rules/secret-rules.js';
+import { validateObjectMeta } from './rules/resource-rules.js';
 import { KubeApiError, Statuses, successStatus, type FieldError } from './status.js';
 import { cloneJson, isJsonObject, type KubeObject, type Status } from './types.js';
-
-const RULES: Record<ResourceDefinition['plural'], ResourceRules> = { pods: podRules, secrets: secretRules, leases: leaseRules };
 
 export type { ListOptions } from './list-query.js';
 
 export interface WriteOptions {
   /** `dryRun=All`: validate and answer, but store nothing. */
   dryRun?: boolean;
-  /** `status` for the /status subresource (pods only). */
+  /** `status` for the /status subresource. */
   subresource?: 'status';
+  /**
+   * `fieldValidation`: what to do with fields a custom resource's schema does not declare (pruned in every case):
+   * `Strict` → 400, `Warn` (the default, as on a real server) → a warning in `warnings`, `Ignore` → nothing.
+   */
+  fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
+  /** Filled with the `Warning` headers the response should carry. */
+  warnings?: string[];
 }
 
 export interface DeleteOptions {
   dryRun?: boolean;
+  /** How dependents (owner references) go: in the background after the owner (default), before it, or kept. */
+  propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
   gracePeriodSeconds?: number;
   preconditions?: { uid?: string; resourceVersion?: string };
 }
@@ -36,6 +40,9 @@ export interface DeleteOptions {
  */
 export type PatchKind = 'json' | 'merge' | 'strategic';
 
+/** What a real server lists when a custom resource is sent a strategic merge patch (415). */
+const CUSTOM_RESOURCE_PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'];
+
 /** A `PodList`/`SecretList`/`LeaseList`. */
 export interface KubeList {
   kind: string;
@@ -45,7 +52,13 @@ export interface KubeList {
 }
 
 /** Server-managed metadata a client cannot change through an update. */
-const SERVER_META = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'namespace', 'name'] as const;
+const SERVER_META = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'namespace', 'name', 'generation'] as const;
+
+/** What `metadata.generation` tracks: everything but metadata (and status, behind a status subresource). */
+function generationRelevant(def: ResourceDefinition, object: KubeObject): unknown {
+  const { metadata: _m, status, ...rest } = object;
+  return def.hasStatus ? rest : { ...rest, status };
+}
 
 /**
  * The registry: REST semantics of a real API server (server-set metadata, validation, optimistic concurrency,
@@ -63,14 +76,14 @@ export class KubeApi {
   }
 
   get(def: ResourceDefinition, namespace: string, name: string): KubeObject {
-    const found = this.store.get(def.plural, namespace, name);
+    const found = this.store.get(def.storage, def.namespaced ? namespace : undefined, name);
     if (!found) throw Statuses.notFound(def, name);
     return found;
   }
 
   list(def: ResourceDefinition, namespace: string | undefined, options: ListOptions = {}): KubeList {
     const matches = buildMatcher(def, namespace, options);
-    const all = this.store.list(def.plural, namespace).filter(matches);
+    const all = this.store.list(def.storage, def.namespaced ? namespace : undefined).filter(matches);
     const page = paginate(all, String(this.store.resourceVersion), options);
     const metadata: KubeList['metadata'] = { resourceVersion: page.resourceVersion };
     if (page.continue) {
@@ -83,7 +96,7 @@ export class KubeApi {
   }
 
   create(def: ResourceDefinition, namespace: string, body: unknown, options: WriteOptions = {}): KubeObject {
-    const rules = RULES[def.plural];
+    const rules = def.rules;
     const object = this.decodeBody(def, body, namespace);
     const meta = object.metadata;
     if (meta.resourceVersion) throw Statuses.badRequest('resourceVersion should not be set on objects to be created');
@@ -93,18 +106,22 @@ export class KubeApi {
       }
       meta.name = this.freeGeneratedName(def, namespace, meta.generateName);
     }
-    meta.namespace = namespace;
+    if (def.namespaced) meta.namespace = namespace;
+    else delete meta.namespace;
     meta.uid = randomUUID();
     meta.creationTimestamp = formatTime(this.clock());
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
-    delete object['status'];
+    if (def.tracksGeneration) meta.generation = 1;
+    else delete meta.generation;
+    if (!rules.statusIsOrdinaryField) delete object['status'];
+    this.prune(def, object, options);
     rules.applyDefaults?.(object);
     rules.prepareForCreate?.(object);
     this.assertValid(def, object, [...validateObjectMeta(object), ...(rules.validate?.(object) ?? [])]);
-    if (this.store.get(def.plural, namespace, meta.name)) throw Statuses.alreadyExists(def, meta.name);
+    if (this.store.get(def.storage, meta.namespace, meta.name)) throw Statuses.alreadyExists(def, meta.name);
     if (options.dryRun) return object;
-    return this.store.create(def.plural, object);
+    return this.store.create(def.storage, object);
   }
 
   /** PUT: full replacement (or only `status` with `subresource: 'status'`). */
@@ -117,6 +134,7 @@ export class KubeApi {
   patch(def: ResourceDefinition, namespace: string, name: string, kind: PatchKind, patch: unknown, options: WriteOptions = {}): KubeObject {
     const current = this.get(def, namespace, name);
     let patched: unknown;
+    if (kind === 'strategic' && !def.strategicMerge) throw Statuses.unsupportedMediaType(CUSTOM_RESOURCE_PATCH_TYPES);
     if (kind === 'merge' || kind === 'strategic') {
       if (!isJsonObject(patch)) throw Statuses.badRequest('Invalid JSON Patch');
       const unsupported = kind === 'strategic' ? unsupportedStrategicElement(patch) : undefined;
@@ -137,6 +155,12 @@ export class KubeApi {
   delete(def: ResourceDefinition, namespace: string, name: string, options: DeleteOptions = {}): KubeObject | Status {
     const current = this.get(def, namespace, name);
     this.checkDeletePreconditions(def, current, options);
+    // Finalizers the server itself adds on the first delete (a CRD's custom resource cleanup).
+    for (const added of def.rules.deleteFinalizers ?? []) {
+      if (current.metadata.deletionTimestamp === undefined && !(current.metadata.finalizers ?? []).includes(added)) {
+        current.metadata.finalizers = [...(current.metadata.finalizers ?? []), added];
+      }
+    }
     const finalizers = current.metadata.finalizers ?? [];
     let grace = 0;
     if (def === PODS) {
@@ -150,15 +174,17 @@ export class KubeApi {
     const previousGrace = current.metadata.deletionGracePeriodSeconds ?? 0;
     if (grace === 0 && finalizers.length === 0) {
       if (options.dryRun) return def.returnsDeletedObject ? current : successStatus(def, name, current.metadata.uid);
-      const last = this.store.remove(def.plural, namespace, name) as KubeObject;
+      const last = this.store.remove(def.storage, current.metadata.namespace, name) as KubeObject;
       return def.returnsDeletedObject ? last : successStatus(def, name, last.metadata.uid);
     }
     if (terminating && grace >= previousGrace) return current;
     const next = cloneJson(current);
     next.metadata.deletionTimestamp = formatTime(new Date(this.clock().getTime() + grace * 1000));
     next.metadata.deletionGracePeriodSeconds = grace;
+    // As the real BeforeDelete: setting deletionTimestamp is a new generation of an object that has one.
+    if (!terminating && next.metadata.generation !== undefined) next.metadata.generation += 1;
     if (options.dryRun) return next;
-    return this.store.update(def.plural, next);
+    return this.store.update(def.storage, next);
   }
 
   deleteCollection(def: ResourceDefinition, namespace: string, query: ListOptions, options: DeleteOptions = {}): KubeList {
@@ -181,16 +207,21 @@ export class KubeApi {
    * skipped, as on a real server.
    */
   mutatePod(namespace: string, name: string, uid: string, mutate: (pod: KubeObject) => void): KubeObject | undefined {
-    const current = this.store.get(PODS.plural, namespace, name);
+    return this.mutate(PODS, namespace, name, uid, mutate);
+  }
+
+  /** `mutatePod` for any resource: the in-process controllers' (CRD status, garbage collector) unvalidated write. */
+  mutate(def: ResourceDefinition, namespace: string | undefined, name: string, uid: string, mutate: (object: KubeObject) => void): KubeObject | undefined {
+    const current = this.store.get(def.storage, def.namespaced ? namespace : undefined, name);
     if (!current || current.metadata.uid !== uid) return undefined;
     const next = cloneJson(current);
     mutate(next);
-    return this.commit(PODS, current, next, false);
+    return this.commit(def, current, next, false);
   }
 
   /** The kubelet's final "delete with grace 0" after it stopped the pod's containers. */
   finalizePod(namespace: string, name: string, uid: string): void {
-    const current = this.store.get(PODS.plural, namespace, name);
+    const current = this.store.get(PODS.storage, namespace, name);
     if (!current || current.metadata.uid !== uid || current.metadata.deletionTimestamp === undefined) return;
     if ((current.metadata.finalizers ?? []).length > 0) {
       const next = cloneJson(current);
@@ -198,11 +229,11 @@ export class KubeApi {
       this.commit(PODS, current, next, false);
       return;
     }
-    this.store.remove(PODS.plural, namespace, name);
+    this.store.remove(PODS.storage, namespace, name);
   }
 
   private update(def: ResourceDefinition, current: KubeObject, incoming: KubeObject, options: WriteOptions): KubeObject {
-    const rules = RULES[def.plural];
+    const rules = def.rules;
     const name = current.metadata.name as string;
     const requested = incoming.metadata;
     if (requested.name !== undefined && requested.name !== name) {
@@ -218,20 +249,29 @@ export class KubeApi {
     if (options.subresource === 'status') {
       next = cloneJson(current);
       next['status'] = cloneJson(incoming['status']);
+      if (next['status'] === undefined) delete next['status'];
+      this.prune(def, next, options);
+      rules.applyDefaults?.(next);
+      this.assertValid(def, next, rules.validateStatus?.(next, current) ?? []);
     } else {
       next = incoming;
       for (const key of SERVER_META) {
         if (current.metadata[key] === undefined) delete next.metadata[key];
         else next.metadata[key] = cloneJson(current.metadata[key]) as never;
       }
-      rules.applyDefaults?.(next);
       if (rules.prepareForUpdate) rules.prepareForUpdate(next, current);
       else if (current['status'] !== undefined) next['status'] = cloneJson(current['status']);
+      else delete next['status'];
+      this.prune(def, next, options);
+      rules.applyDefaults?.(next);
       this.assertValid(def, next, [
         ...validateObjectMeta(next),
         ...(rules.validate?.(next) ?? []),
         ...(rules.validateUpdate?.(next, current) ?? []),
       ]);
+      if (def.tracksGeneration && !jsonEqual(generationRelevant(def, next), generationRelevant(def, current))) {
+        next.metadata.generation = (current.metadata.generation ?? 0) + 1;
+      }
     }
     next.metadata.resourceVersion = current.metadata.resourceVersion;
     return this.commit(def, current, next, options.dryRun ?? false);
@@ -247,9 +287,9 @@ export class KubeApi {
       (meta.finalizers ?? []).length === 0 &&
       (def !== PODS || meta.deletionGracePeriodSeconds === 0);
     if (deletable) {
-      return this.store.remove(def.plural, meta.namespace, meta.name as string, next) as KubeObject;
+      return this.store.remove(def.storage, meta.namespace, meta.name as string, next) as KubeObject;
     }
-    return this.store.update(def.plural, next);
+    return this.store.update(def.storage, next);
   }
 
   private decodeBody(def: ResourceDefinition, body: unknown, namespace: string): KubeObject {
@@ -267,13 +307,24 @@ export class KubeApi {
       throw Statuses.badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: metadata must be an object`);
     }
     object.metadata ??= {};
-    if (object.metadata.namespace !== undefined && object.metadata.namespace !== '' && object.metadata.namespace !== namespace) {
+    if (def.namespaced && object.metadata.namespace !== undefined && object.metadata.namespace !== '' && object.metadata.namespace !== namespace) {
       throw Statuses.badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
-    RULES[def.plural].decode?.(object);
+    def.rules.decode?.(object);
     object.apiVersion = def.apiVersion;
     object.kind = def.kind;
     return object;
+  }
+
+  /** Drops fields a custom resource's schema does not declare, as the real decoder does (`fieldValidation`). */
+  private prune(def: ResourceDefinition, object: KubeObject, options: WriteOptions): void {
+    const unknown = def.rules.prune?.(object) ?? [];
+    if (unknown.length === 0 || options.fieldValidation === 'Ignore') return;
+    if (options.fieldValidation === 'Strict') {
+      const fields = unknown.map((f) => `unknown field ${JSON.stringify(f)}`).join(', ');
+      throw Statuses.badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${fields}`);
+    }
+    options.warnings?.push(...unknown.map((f) => `unknown field ${JSON.stringify(f)}`));
   }
 
   private assertValid(def: ResourceDefinition, object: KubeObject, errors: FieldError[]): void {
@@ -298,7 +349,7 @@ export class KubeApi {
   private freeGeneratedName(def: ResourceDefinition, namespace: string, prefix: string): string {
     for (let attempt = 0; attempt < 8; attempt++) {
       const candidate = `${prefix}${randomNameSuffix()}`;
-      if (!this.store.get(def.plural, namespace, candidate)) return candidate;
+      if (!this.store.get(def.storage, def.namespaced ? namespace : undefined, candidate)) return candidate;
     }
     return `${prefix}${randomNameSuffix()}`;
   }

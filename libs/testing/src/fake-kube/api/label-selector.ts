@@ -229,3 +229,19 @@ function validated(r: LabelRequirement): LabelRequirement {
 export function parseLabelSelector(input: string | null | undefined): LabelSelector {
   return new LabelSelector(new Parser(tokenize(input ?? '')).parse());
 }
+
+const EXPRESSION_OPERATORS: Record<string, LabelOperator> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' };
+
+/**
+ * A `metav1.LabelSelector` object (`matchLabels` + `matchExpressions`) as a LabelSelector; an empty one matches
+ * everything. Unknown operators match nothing (the object's validation reports them).
+ */
+export function labelSelectorOf(selector: unknown): LabelSelector {
+  const object = (typeof selector === 'object' && selector !== null ? selector : {}) as { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
+  const requirements: LabelRequirement[] = Object.entries(object.matchLabels ?? {}).map(([key, value]) => ({ key, operator: '=' as const, values: [value] }));
+  for (const expression of object.matchExpressions ?? []) {
+    const operator = EXPRESSION_OPERATORS[expression.operator];
+    requirements.push(operator ? { key: expression.key, operator, values: expression.values ?? [] } : { key: expression.key, operator: 'in', values: [] });
+  }
+  return new LabelSelector(requirements);
+}

@@ -49,6 +49,9 @@ const FIELD_ERROR_TYPES = {
   Duplicate: { text: 'Duplicate value', reason: 'FieldValueDuplicate', showValue: true },
   NotSupported: { text: 'Unsupported value', reason: 'FieldValueNotSupported', showValue: true },
   TooLong: { text: 'Too long', reason: 'FieldValueTooLong', showValue: false },
+  TooMany: { text: 'Too many', reason: 'FieldValueTooMany', showValue: true },
+  /** `field.TypeInvalid` (a value of the wrong JSON type): rendered like Invalid. */
+  TypeInvalid: { text: 'Invalid value', reason: 'FieldValueTypeInvalid', showValue: true },
 } as const;
 
 /** One validation problem, rendered like `field.Error`. */
@@ -153,8 +156,17 @@ export const Statuses = {
       status(406, 'NotAcceptable', 'only the following media types are accepted: application/json'),
     );
   },
-  methodNotAllowed(): KubeApiError {
-    return new KubeApiError(status(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}));
+  methodNotAllowed(message = 'the server does not allow this method on the requested resource'): KubeApiError {
+    return new KubeApiError(status(405, 'MethodNotAllowed', message, {}));
+  },
+  /** 403 of the impersonation filter for a caller RBAC does not let impersonate. */
+  cannotImpersonate(caller: string, target: string): KubeApiError {
+    return new KubeApiError(
+      status(403, 'Forbidden', `users "${target}" is forbidden: User "${caller}" cannot impersonate resource "users" in API group "" at the cluster scope`, { name: target, kind: 'users' }),
+    );
+  },
+  internalError(message: string): KubeApiError {
+    return new KubeApiError(status(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }));
   },
   unauthorized(): KubeApiError {
     return new KubeApiError(status(401, 'Unauthorized', 'Unauthorized'));

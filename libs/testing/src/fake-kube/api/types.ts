@@ -14,6 +14,8 @@ export interface ObjectMeta {
   creationTimestamp?: string;
   deletionTimestamp?: string;
   deletionGracePeriodSeconds?: number;
+  /** Set by the server on resources that track it (custom resources, Deployments…): see ResourceDefinition. */
+  generation?: number;
   labels?: Record<string, string>;
   annotations?: Record<string, string>;
   finalizers?: string[];

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { KubeApiError } from '../api/status.js';
 import { boolParam, intParam } from './query-params.js';
+import { builtinResources } from '../api/builtin-resources.js';
+import { ResourceRegistry } from '../api/resource-registry.js';
 import { parseRequest } from './request-info.js';
 
 const query = (text: string): URLSearchParams => new URLSearchParams(text);
@@ -39,6 +41,6 @@ describe('parseRequest: list or watch', () => {
     ['/api/v1/namespaces/ns/pods?watch=0', 'list'],
     ['/api/v1/namespaces/ns/pods', 'list'],
   ])('GET %s → %s', (url, verb) => {
-    expect(parseRequest('GET', url).verb).toBe(verb);
+    expect(parseRequest('GET', url, new ResourceRegistry(builtinResources())).verb).toBe(verb);
   });
 });

@@ -1,3 +1,4 @@
+import type { CredentialKind } from './authn.js';
 import type { KubeVerb } from './request-info.js';
 
 /** One request as the fake API server received it. */
@@ -12,11 +13,24 @@ export interface RequestRecord {
   contentType?: string;
   /** `User-Agent` header (kubectl and client-node identify themselves). */
   userAgent?: string;
+  /** The bearer token the request carried (`Authorization: Bearer …`), whether or not it was accepted. */
+  bearerToken?: string;
+  /**
+   * Who the server authenticated the request as (`system:anonymous` when authentication is off and no client
+   * certificate was shown); undefined when it was refused (401) or never reached authentication (a fault).
+   */
+  user?: string;
+  /** The authenticated user name when the request impersonated `user` (`Impersonate-User`, kubectl `--as`). */
+  impersonatedBy?: string;
+  /** Groups of `user` (ending with `system:authenticated`). */
+  groups?: string[];
+  /** How `user` was established: a token of the table, a client certificate, or nothing (authentication off). */
+  credential?: CredentialKind;
   /** Parsed JSON body (or the raw text when it was not JSON). */
   body?: unknown;
   /** Kubernetes verb for resource requests (`get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, …). */
   verb?: KubeVerb;
-  /** `pods`, `secrets`, `leases` (with `/status` when the subresource was addressed: `pods/status`). */
+  /** `pods`, `secrets`, `leases`, `selfsubjectreviews` (with `/status` when the subresource was addressed: `pods/status`). */
   resource?: string;
   namespace?: string;
   name?: string;
@@ -34,6 +48,8 @@ export interface RequestFilter {
   namespace?: string;
   path?: RegExp;
   status?: number;
+  /** The authenticated user name. */
+  user?: string;
 }
 
 function matches(record: RequestRecord, filter: RequestFilter): boolean {
@@ -46,6 +62,7 @@ function matches(record: RequestRecord, filter: RequestFilter): boolean {
   if (filter.namespace !== undefined && record.namespace !== filter.namespace) return false;
   if (filter.path !== undefined && !filter.path.test(record.path)) return false;
   if (filter.status !== undefined && record.status !== filter.status) return false;
+  if (filter.user !== undefined && record.user !== filter.user) return false;
   return true;
 }
 
@@ -59,7 +76,7 @@ export class RequestLog {
   private seq = 0;
 
   /** Appends a record (called by the server). */
-  record(entry: Omit<RequestRecord, 'seq' | 'faulted'>): RequestRecord {
+  record(entry: Omit<RequestRecord, 'seq' | 'faulted' | 'user' | 'groups' | 'credential' | 'impersonatedBy'>): RequestRecord {
     const record: RequestRecord = { ...entry, seq: ++this.seq, faulted: false };
     this.records.push(record);
     for (const listener of this.listeners) listener(record);

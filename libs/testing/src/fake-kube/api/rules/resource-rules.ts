@@ -17,6 +17,14 @@ export interface ResourceRules {
   prepareForUpdate?(next: KubeObject, old: KubeObject): void;
   validate?(object: KubeObject): FieldError[];
   validateUpdate?(next: KubeObject, old: KubeObject): FieldError[];
+  /** Validation of a `/status` write (the object with its new status); none when absent. */
+  validateStatus?(next: KubeObject, old: KubeObject): FieldError[];
+  /** Removes fields the schema does not declare and returns their paths (custom resources' pruning). */
+  prune?(object: KubeObject): string[];
+  /** `status` is written like any other field (a custom resource without the status subresource). */
+  statusIsOrdinaryField?: boolean;
+  /** Finalizers the server adds when the object is first deleted (a CRD's `customresourcecleanup…`). */
+  deleteFinalizers?: string[];
 }
 
 const MAX_ANNOTATIONS_BYTES = 256 * 1024;

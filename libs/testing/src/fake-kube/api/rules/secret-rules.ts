@@ -1,7 +1,7 @@
 import { configKeyErrors } from '../names.js';
 import { Statuses, type FieldError } from '../status.js';
 import { isJsonObject, type KubeObject } from '../types.js';
-import { jsonEqual } from '../json-patch.js';
+import { immutableDataErrors } from './policy-rules.js';
 import type { ResourceRules } from './resource-rules.js';
 
 const MAX_SECRET_BYTES = 1024 * 1024;
@@ -82,11 +82,7 @@ export const secretRules: ResourceRules = {
   validateUpdate(next, old) {
     const errors: FieldError[] = [];
     if (next['type'] !== old['type']) errors.push({ type: 'Invalid', field: 'type', value: next['type'], detail: 'field is immutable' });
-    if (old['immutable'] === true) {
-      const detail = 'field is immutable when `immutable` is set';
-      if (!jsonEqual(next['data'] ?? {}, old['data'] ?? {})) errors.push({ type: 'Forbidden', field: 'data', detail });
-      if (next['immutable'] !== true) errors.push({ type: 'Forbidden', field: 'immutable', detail });
-    }
+    errors.push(...immutableDataErrors(next, old, ['data']));
     return errors;
   },
 };
