@@ -64,7 +64,7 @@ export class WatchSession {
   start(sink: WatchSink): void {
     this.sink = sink;
     if (this.startRv === undefined) {
-      for (const object of this.store.list(this.def.plural, this.namespace).filter(this.matches)) this.emit('ADDED', object);
+      for (const object of this.store.list(this.def.storage, this.namespace).filter(this.matches)) this.emit('ADDED', object);
     } else {
       const since = this.store.eventsSince(this.startRv);
       if (since.expired) {
@@ -105,7 +105,7 @@ export class WatchSession {
   }
 
   private deliver(event: StoreEvent): void {
-    if (this.closed || event.resource !== this.def.plural) return;
+    if (this.closed || event.resource !== this.def.storage) return;
     // A start point in the future: nothing is delivered until the global RV passes it.
     if (this.startRv !== undefined && event.resourceVersion <= this.startRv) return;
     const out = eventForWatcher(event, this.matches);
