@@ -3,6 +3,7 @@ import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { startFakeCluster, type FakeCluster } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PythonKubeClient, pythonClientUnavailable } from './python-client.js';
+import { widget, WIDGET_CRD, WIDGET_GROUP } from './fixtures/widget-crd.js';
 import { apiError, clientsFor } from './support.js';
 
 const unavailable = pythonClientUnavailable();
@@ -10,7 +11,7 @@ const inCi = process.env['CI'] === 'true';
 if (unavailable) console.warn(`[fake-kube] skipping the python3-kubernetes conformance tests: ${unavailable}`);
 
 type Meta = { name?: string; resourceVersion?: string; uid?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-type PyObject = { metadata: Meta; spec?: Record<string, unknown>; data?: Record<string, string>; type?: string };
+type PyObject = { metadata: Meta; spec?: Record<string, unknown>; status?: Record<string, unknown>; data?: Record<string, string>; type?: string };
 
 /**
  * The same scenarios as kubectl-conformance.test.ts, through Debian's python3-kubernetes (22.x): a client nobody
@@ -138,5 +139,38 @@ describe.skipIf(unavailable !== undefined && !inCi)('fake API server conformance
     const whole = await py.call('createLease', { namespace: ns, name: 'whole', holder: 'b', renewMicroseconds: 0 });
     expect(whole).toMatchObject({ ok: false, status: 400, body: { reason: 'BadRequest' } });
     expect(whole.ok ? '' : whole.body.message).toContain('cannot parse');
+  });
+
+  it('CustomObjectsApi: create, get, list, merge patch, status, watch and delete of a custom resource, with the 422 of a CEL rule', async () => {
+    const ns = namespace();
+    const at = { group: WIDGET_GROUP, version: 'v1', plural: 'widgets', namespace: ns };
+    if (!cluster.registry.find(WIDGET_GROUP, 'v1', 'widgets')) await py.ok('createCrd', { body: WIDGET_CRD });
+    const created = await py.ok<PyObject>('createCustom', { ...at, body: widget('w', { image: 'nginx:1' }) });
+    expect(created).toMatchObject({ kind: 'Widget', metadata: { generation: 1 }, spec: { image: 'nginx:1', replicas: 1, size: 'small' } });
+    expect((await py.ok<{ items: PyObject[] }>('listCustom', at)).items.map((i) => i.metadata.name)).toEqual(['w']);
+
+    const merged = await py.ok<PyObject>('patchCustom', { ...at, name: 'w', body: { spec: { replicas: 3 } } });
+    expect(merged).toMatchObject({ spec: { replicas: 3 }, metadata: { generation: 2 } });
+    expect(cluster.requests.last({ verb: 'patch', resource: 'widgets' })?.contentType).toBe('application/merge-patch+json');
+    // python3-kubernetes 22 sends every custom-object patch as a merge patch, a list body too (then refused).
+    const listBody = await py.call('patchCustom', { ...at, name: 'w', body: [{ op: 'replace', path: '/spec/image', value: 'nginx:2' }] });
+    expect(listBody).toMatchObject({ ok: false, status: 400 });
+    const patched = await py.ok<PyObject>('patchCustom', { ...at, name: 'w', body: { spec: { image: 'nginx:2' } } });
+    expect(patched.spec?.['image']).toBe('nginx:2');
+
+    const watching = py.ok<unknown[][]>('watchCustom', { ...at, resourceVersion: patched.metadata.resourceVersion, count: 1 });
+    await cluster.server.whenWatching({ resource: 'widgets', namespace: ns });
+    // The script answers one request at a time: the status change comes from another client while it watches.
+    const ready = { conditions: [{ type: 'Ready', status: 'True' }] };
+    cluster.api.patch(cluster.registry.find(WIDGET_GROUP, 'v1', 'widgets')!, ns, 'w', 'merge', { status: ready }, { subresource: 'status' });
+    expect(await watching).toEqual([['MODIFIED', 'w', ready]]);
+    const notReady = { conditions: [{ type: 'Ready', status: 'False' }] };
+    const viaStatus = await py.ok<PyObject>('patchCustomStatus', { ...at, name: 'w', body: { status: notReady, spec: { replicas: 9 } } });
+    expect(viaStatus).toMatchObject({ status: notReady, spec: { replicas: 3 } });
+
+    const invalid = await py.call('createCustom', { ...at, body: widget('two', { image: 'i', targets: [{ type: 'kubernetes' }, { type: 'kubernetes' }] }) });
+    expect(invalid).toMatchObject({ ok: false, status: 422, body: { reason: 'Invalid', message: 'Widget.example.com "two" is invalid: spec: Invalid value: "object": at most one kubernetes target' } });
+    expect(await py.ok('deleteCustom', { ...at, name: 'w' })).toMatchObject({ kind: 'Status', status: 'Success' });
+    expect(await py.call('getCustom', { ...at, name: 'w' })).toMatchObject({ ok: false, status: 404, body: { message: 'widgets.example.com "w" not found' } });
   });
 });

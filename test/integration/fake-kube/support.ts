@@ -54,7 +54,10 @@ export function rawRequest(
   const headers: Record<string, string | string[]> = { ...options.headers };
   if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`;
   const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-  if (payload !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+  if (payload !== undefined) {
+    headers['content-type'] = options.contentType ?? 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(payload));
+  }
   return new Promise((resolveRequest, reject) => {
     const req = httpsRequest(url, { method: options.method ?? 'GET', ca, agent: false, headers }, (res) => {
       let text = '';

@@ -7,6 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { PemPair } from '@cli-mcp/egress';
 import { builtinResources } from './api/builtin-resources.js';
 import { CrdController } from './api/crd/crd-controller.js';
+import { GarbageCollector } from './api/garbage-collector.js';
 import { KubeApi } from './api/kube-api.js';
 import type { Clock } from './api/kube-time.js';
 import { ObjectStore } from './api/object-store.js';
@@ -96,6 +97,7 @@ export class FakeKubeServer {
   /** Served resources: the built-in kinds and those of each CustomResourceDefinition. */
   readonly registry = new ResourceRegistry(builtinResources());
   private readonly crds: CrdController;
+  private readonly gc: GarbageCollector;
   readonly faults = new FaultInjector();
   readonly requests = new RequestLog();
   private readonly watches = new WatchStreams();
@@ -114,6 +116,8 @@ export class FakeKubeServer {
     this.api = new KubeApi(this.store, { clock: options.clock });
     this.crds = new CrdController(this.api, this.store, this.registry, options.clock);
     this.crds.start();
+    this.gc = new GarbageCollector(this.api, this.store, this.registry);
+    this.gc.start();
     const { token, users } = options;
     if (token !== undefined && users !== undefined && !(token in users)) throw new Error('FakeKubeServer: `token` must be one of the tokens of `users`');
     this.authenticator = new Authenticator(users ?? (token === undefined ? undefined : { [token]: ADMIN }), options.impersonators);
@@ -224,6 +228,7 @@ export class FakeKubeServer {
     if (!server) return;
     this.server = undefined;
     this.crds.stop();
+    this.gc.stop();
     this.cutWatches({ abrupt: true });
     const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
     server.closeAllConnections();

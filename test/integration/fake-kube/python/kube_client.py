@@ -19,6 +19,8 @@ def main():
     config.load_kube_config(config_file=sys.argv[1])
     api_client = client.ApiClient()
     core = client.CoreV1Api(api_client)
+    custom = client.CustomObjectsApi(api_client)
+    extensions = client.ApiextensionsV1Api(api_client)
     coordination = client.CoordinationV1Api(api_client)
     plain = api_client.sanitize_for_serialization
 
@@ -47,6 +49,20 @@ def main():
         # The parsed datetime, to show the microseconds survived the round trip.
         return {"lease": plain(lease), "renewMicroseconds": lease.spec.renew_time.microsecond}
 
+    def cr(a):
+        return (a["group"], a["version"], a["namespace"], a["plural"])
+
+    def watch_custom(args):
+        events = []
+        stream = watch.Watch()
+        for event in stream.stream(custom.list_namespaced_custom_object, *cr(args),
+                                   resource_version=args.get("resourceVersion"), timeout_seconds=10):
+            obj = event["object"]
+            events.append([event["type"], obj["metadata"]["name"], obj.get("status")])
+            if len(events) >= args["count"]:
+                stream.stop()
+        return events
+
     ops = {
         "listPods": lambda a: plain(core.list_namespaced_pod(a["namespace"], label_selector=a.get("labelSelector"))),
         "readPod": lambda a: plain(core.read_namespaced_pod(a["name"], a["namespace"])),
@@ -58,6 +74,16 @@ def main():
         "readSecret": lambda a: plain(core.read_namespaced_secret(a["name"], a["namespace"])),
         "deleteSecret": lambda a: plain(core.delete_namespaced_secret(a["name"], a["namespace"])),
         "watchPods": watch_pods,
+        # A dict body is sent as it is (no model): the CRD keeps its x-kubernetes-* keys.
+        "createCrd": lambda a: extensions.create_custom_resource_definition(a["body"]) and {},
+        "createCustom": lambda a: custom.create_namespaced_custom_object(*cr(a), a["body"]),
+        "getCustom": lambda a: custom.get_namespaced_custom_object(*cr(a), a["name"]),
+        "listCustom": lambda a: custom.list_namespaced_custom_object(*cr(a)),
+        # Always sent as application/merge-patch+json by this client version, whatever the body.
+        "patchCustom": lambda a: custom.patch_namespaced_custom_object(*cr(a), a["name"], a["body"]),
+        "patchCustomStatus": lambda a: custom.patch_namespaced_custom_object_status(*cr(a), a["name"], a["body"]),
+        "deleteCustom": lambda a: custom.delete_namespaced_custom_object(*cr(a), a["name"]),
+        "watchCustom": watch_custom,
         "createLease": create_lease,
         "readLease": read_lease,
     }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { applyJsonPatch, decodeJsonPatch, JsonPatchApplyError, JsonPatchDecodeError, jsonEqual } from './json-patch.js';
 import { formatTime, randomNameSuffix, systemClock, type Clock } from './kube-time.js';
 import { buildMatcher, paginate, type ListOptions } from './list-query.js';
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from './garbage-collector.js';
 import { applyMergePatch } from './merge-patch.js';
 import { unsupportedStrategicElement } from './strategic-merge-patch.js';
 import type { ObjectStore } from './object-store.js';
@@ -161,6 +162,9 @@ export class KubeApi {
         current.metadata.finalizers = [...(current.metadata.finalizers ?? []), added];
       }
     }
+    // Orphan and Foreground deletion are finalizers the garbage collector acts on (garbage-collector.ts).
+    const policyFinalizer = options.propagationPolicy === 'Orphan' ? ORPHAN_FINALIZER : options.propagationPolicy === 'Foreground' ? FOREGROUND_FINALIZER : undefined;
+    if (policyFinalizer && !(current.metadata.finalizers ?? []).includes(policyFinalizer)) current.metadata.finalizers = [...(current.metadata.finalizers ?? []), policyFinalizer];
     const finalizers = current.metadata.finalizers ?? [];
     let grace = 0;
     if (def === PODS) {
