@@ -140,12 +140,11 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
     await stack.untilCondition('gone', 'Ready', 'False', 'Reconciling');
     stack.deployments.releasePods();
     await stack.until(() => stack.instance('gone') === undefined, 'the CR gone (finalizer removed)');
-    const left = [
-      ...stack.pods('gone', 'sandbox', true), ...stack.pods('gone', 'server', true),
-      ...stack.cluster.store.list('secrets', NAMESPACE).filter((s) => s.metadata.labels?.['cli-mcp.redhat.com/instance'] === 'gone'),
-    ];
+    // The finalizer went only after every sandbox pod and session Secret was gone.
+    expect([...stack.pods('gone', 'sandbox', true), ...stack.pods('gone', 'server', true)].map((p) => p.metadata.name)).toEqual([]);
+    expect(stack.cluster.store.list('secrets', NAMESPACE).filter((s) => s.metadata.labels?.[SESSION_ID_LABEL] === 's-1')).toEqual([]);
     await stack.until(() => children('gone').every(([resource, name]) => get(resource, name) === undefined), 'owned children garbage-collected');
-    expect(left.map((o) => o.metadata.name)).toEqual([]);
+    expect(stack.cluster.store.list('secrets', NAMESPACE).filter((s) => s.metadata.labels?.['cli-mcp.redhat.com/instance'] === 'gone')).toEqual([]);
     // The admin Secret is never deleted.
     expect(get('secrets', 'cli-mcp-gone-kubeconfig')).toBeDefined();
   });
