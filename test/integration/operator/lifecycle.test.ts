@@ -77,7 +77,7 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
 
   it('makes a deleted HMAC Secret again (a new key) and rolls the server with it', async () => {
     const before = get('secrets', 'cli-mcp-oc-hmac')!;
-    const hash = () => (get('deployments', 'cli-mcp-oc-server') as { spec: { template: { metadata: { annotations: Record<string, string> } } } }).spec.template.metadata.annotations[CONFIG_HASH_ANNOTATION];
+    const hash = () => (get('deployments', 'cli-mcp-oc-server') as unknown as { spec: { template: { metadata: { annotations: Record<string, string> } } } }).spec.template.metadata.annotations[CONFIG_HASH_ANNOTATION];
     const rolledFrom = hash();
     stack.cluster.api.delete(SECRETS, NAMESPACE, 'cli-mcp-oc-hmac');
     await stack.until(() => (get('secrets', 'cli-mcp-oc-hmac')?.metadata.uid ?? before.metadata.uid) !== before.metadata.uid, 'the HMAC Secret made again');

@@ -63,7 +63,7 @@ export class DeploymentSimulator {
 
   /** The pods of `deployment` now (the simulator's). */
   podsOf(deployment: string): KubeObject[] {
-    return this.cluster.store.list('pods', this.namespace).filter((pod) => pod.metadata.ownerReferences?.some((ref) => ref.kind === 'Deployment' && ref.name === deployment));
+    return this.cluster.store.list('pods', this.namespace).filter((pod) => (pod.metadata.ownerReferences as Array<{ kind: string; name: string }> | undefined)?.some((ref) => ref.kind === 'Deployment' && ref.name === deployment));
   }
 
   stop(): void {

@@ -69,7 +69,7 @@ export async function startOperatorStack(options: { holdServerPods?: boolean } =
     try {
       return (await child).stdout;
     } catch (error) {
-      throw new Error((error as { stderr?: string }).stderr?.trim() || String(error));
+      throw new Error((error as { stderr?: string }).stderr?.trim() || String(error), { cause: error });
     }
   };
   await kubectl(['apply', '--validate=false', '-f', join(REPO_ROOT, 'deploy/operator/crd.yaml')]);
