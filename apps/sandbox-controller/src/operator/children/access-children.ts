@@ -17,10 +17,11 @@ export function accessChildren(instance: ResolvedInstance, owner: InstanceOwner)
   const names = childNames(instance.name);
   const namespace = instance.podConfig.namespace;
   const meta = (name: string, component: string) => ({ name, namespace, labels: childLabels(instance.name, component), ownerReferences: [ownerReference(owner)] });
-  const child = (resource: ResourceRef, name: string, component: string, body: Record<string, unknown>, owned: string[][]): DesiredChild => ({
+  const child = (resource: ResourceRef, name: string, component: string, body: Record<string, unknown>, owned: string[][], exact: string[][] = owned): DesiredChild => ({
     resource,
     object: { apiVersion: apiVersionOf(resource), kind: resource.kind, metadata: meta(name, component), ...body } as KubeObject,
     owned,
+    exact,
   });
   const servers = { podSelector: { matchLabels: serverPodLabels(instance.name) } };
   return [
@@ -38,7 +39,7 @@ export function accessChildren(instance: ResolvedInstance, owner: InstanceOwner)
     }, [['roleRef'], ['subjects']]),
     child(SERVICES, names.server, SERVER_COMPONENT, {
       spec: { type: 'ClusterIP', selector: serverPodLabels(instance.name), ports: [{ name: 'http', port: SERVER_PORT, targetPort: 'http', protocol: 'TCP' }] },
-    }, [['spec', 'type'], ['spec', 'selector'], ['spec', 'ports']]),
+    }, [['spec', 'type'], ['spec', 'selector'], ['spec', 'ports']], [['spec', 'selector']]),
     child(NETWORK_POLICIES, names.sandboxPolicy, SANDBOX_COMPONENT, {
       spec: {
         podSelector: { matchLabels: sandboxPodLabels(instance.name) },

@@ -10,4 +10,9 @@ export interface DesiredChild {
   readonly object: KubeObject;
   /** Paths (e.g. `['spec', 'template']`) the operator owns whole. */
   readonly owned: ReadonlyArray<readonly string[]>;
+  /**
+   * Owned paths compared exactly, not as a subset: where an added key changes the meaning (a selector that now
+   * selects fewer pods, an extra RBAC rule or subject, a NetworkPolicy peer) and the API server defaults nothing.
+   */
+  readonly exact?: ReadonlyArray<readonly string[]>;
 }

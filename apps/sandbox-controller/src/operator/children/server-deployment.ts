@@ -85,5 +85,6 @@ export function serverDeployment(instance: ResolvedInstance, owner: InstanceOwne
     resource: DEPLOYMENTS,
     object: deployment as KubeObject,
     owned: [['spec', 'replicas'], ['spec', 'revisionHistoryLimit'], ['spec', 'strategy'], ['spec', 'selector'], ['spec', 'template']],
+    exact: [['spec', 'selector']],
   };
 }

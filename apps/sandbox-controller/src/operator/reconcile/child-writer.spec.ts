@@ -94,6 +94,17 @@ describe(ChildWriter.name, () => {
     expect(await c.writer.ensure(desired(1), OWNER, signal)).toMatchObject({ state: 'pending' });
   });
 
+  it('compares exact paths exactly: a key added to a selector is drift, a default elsewhere is not', async () => {
+    const c = cluster();
+    const child = { ...desired(1), object: { ...desired(1).object, spec: { ...(desired(1).object.spec as object), selector: { matchLabels: { a: '1' } } } } as KubeObject, owned: [...desired(1).owned, ['spec', 'selector']], exact: [['spec', 'selector']] };
+    await c.writer.ensure(child, OWNER, signal);
+    c.mutate((o) => ((o.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels['extra'] = 'x'));
+    expect(await c.writer.ensure(child, OWNER, signal)).toMatchObject({ state: 'pending' });
+    expect((c.live.spec as { selector: unknown }).selector).toEqual({ matchLabels: { a: '1' } });
+    c.mutate((o) => ((o.spec as Record<string, unknown>).progressDeadlineSeconds = 600));
+    expect(await c.writer.ensure(child, OWNER, signal)).toEqual({ state: 'ok' });
+  });
+
   it('never touches an object of that name it does not own', async () => {
     const c = cluster();
     c.live = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'cli-mcp-oc-server', resourceVersion: '9' }, spec: { replicas: 7 } } as KubeObject;

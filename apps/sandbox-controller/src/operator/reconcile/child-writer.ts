@@ -6,7 +6,7 @@ import type { DesiredChild } from '../children/desired-child.js';
 import { isOwnedBy, type InstanceOwner } from '../children/owner.js';
 import type { ObjectApi } from '../kube/object-api.port.js';
 import type { KubeObject, ResourceRef } from '../kube/resources.js';
-import { containsDesired, mergeOwned } from './object-merge.js';
+import { containsDesired, matchesExactly, mergeOwned } from './object-merge.js';
 
 /** Annotation: hash of what the operator last rendered for this object (a change of rendering → a write). */
 export const APPLIED_HASH_ANNOTATION = 'cli-mcp.redhat.com/applied-hash';
@@ -35,7 +35,8 @@ export const CORRECTION_WINDOW_MS = 10 * 60_000;
  * Writes children with create / update-with-resourceVersion (C-OP-2; why not server-side apply:
  * docs/operator.md "Decisions"). A child is written when its rendering changed (the applied-hash annotation) or a
  * field the operator renders was changed on the cluster; every write is conditional on the resourceVersion it was
- * decided on (409: someone wrote first — decide again on the next event). It never fights another writer: an
+ * decided on (409: someone wrote first — decide again on the next event). Where an added key changes the meaning
+ * (selectors, RBAC rules and subjects, NetworkPolicy specs) the comparison is exact. It never fights another writer: an
  * object of the same name it does not own is never touched, and a rendered field that keeps being changed back
  * (an HPA on `replicas`, another controller) is left alone after {@link MAX_CORRECTIONS} corrections within
  * {@link CORRECTION_WINDOW_MS}, and reported instead.
@@ -64,7 +65,7 @@ export class ChildWriter {
     if (!isOwnedBy(live.metadata, owner)) return { state: 'blocked', message: `${what} exists and is not owned by this CliMcpInstance (delete it, or choose another instance name)` };
     if (live.metadata?.deletionTimestamp) return { state: 'pending', message: `${what} is being deleted` };
     const rendered = live.metadata?.annotations?.[APPLIED_HASH_ANNOTATION] === hash;
-    if (rendered && containsDesired(live, desired)) return { state: 'ok' };
+    if (rendered && containsDesired(live, desired) && matchesExactly(live, desired, child.exact ?? [])) return { state: 'ok' };
     const key = `${child.resource.plural}/${name}`;
     if (rendered && this.tooManyCorrections(key, hash)) {
       return { state: 'blocked', message: `${what} keeps being changed by another writer; the operator stopped rewriting it (set the value in the CliMcpInstance, or stop the other writer)` };

@@ -1,4 +1,4 @@
-import { compareQuantities, parseQuantity } from '@cli-mcp/podspec';
+import { canonicalJson, compareQuantities, parseQuantity } from '@cli-mcp/podspec';
 import type { KubeObject } from '../kube/resources.js';
 
 /**
@@ -18,6 +18,11 @@ export function containsDesired(live: unknown, desired: unknown, path: readonly 
   }
   if (live === desired) return true;
   return underResources(path) && (typeof live === 'string' || typeof live === 'number') && (typeof desired === 'string' || typeof desired === 'number') && sameQuantity(String(live), String(desired));
+}
+
+/** Whether every `exact` path holds the same JSON on both (key order aside). */
+export function matchesExactly(live: KubeObject, desired: KubeObject, exact: ReadonlyArray<readonly string[]>): boolean {
+  return exact.every((path) => canonicalJson(getPath(live as Record<string, unknown>, path) ?? null) === canonicalJson(getPath(desired as Record<string, unknown>, path) ?? null));
 }
 
 /**
