@@ -49,7 +49,7 @@ describe.skipIf(skip)('a TARSy-style first command through the instance\'s serve
 
     const deployment = stack.cluster.store.get('deployments', NAMESPACE, 'cli-mcp-tarsy-server') as unknown as V1Deployment;
     const { argv, env } = startedWith([], deployment, 'cli-mcp-tarsy-server-7c9d4-x');
-    const files = { [HMAC_KEY_PATH]: secretText('cli-mcp-tarsy-hmac', 'key'), [AUTH_TOKEN_PATH]: secretText('cli-mcp-tarsy-auth', 'token') };
+    const files: Record<string, string> = { [HMAC_KEY_PATH]: secretText('cli-mcp-tarsy-hmac', 'key'), [AUTH_TOKEN_PATH]: secretText('cli-mcp-tarsy-auth', 'token') };
     const args = argv
       .filter((arg) => !arg.startsWith('--address='))
       .map((arg) => {
