@@ -15,7 +15,7 @@ import { SECRETS, startFakeCluster, type FakeCluster, type KubeObject } from '@c
 import { stringify } from 'yaml';
 import { controllerSkipReason, startControllerProcess, type ControllerProcess } from '../../controller/support/controller-process.js';
 import { KUBECTL } from '../../deploy/support/rendered.js';
-import { DeploymentSimulator } from './deployment-simulator.js';
+import { DeploymentSimulator } from '@cli-mcp/testing';
 
 export const NAMESPACE = 'team';
 export const CRD_NAME = 'climcpinstances.cli-mcp.redhat.com';

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
-import { DEPLOYMENTS, PODS, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
+import { DEPLOYMENTS } from './fake-kube/api/builtin-resources.js';
+import { PODS } from './fake-kube/api/resources.js';
+import type { KubeObject } from './fake-kube/api/types.js';
+import type { FakeCluster } from './fake-kube/fake-cluster.js';
 
 interface DeploymentObject extends KubeObject {
   spec: { replicas?: number; template: { metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> }; spec: Record<string, unknown> } };
