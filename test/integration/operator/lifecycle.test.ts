@@ -75,6 +75,24 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
     expect(['x'.repeat(45), 'two-kube', 'bad-env', 'wildcard'].map((name) => stack.instance(name))).toEqual([undefined, undefined, undefined, undefined]);
   });
 
+  it('says why it is not Ready: SecretsNotFound, KubeconfigInvalid, then Ready once the admin fixes the Secret; EgressNotEnforced runs nothing', async () => {
+    await stack.apply('admin', { sandbox: { warmPoolSize: 1 } });
+    await stack.untilCondition('admin', 'Ready', 'False', 'SecretsNotFound');
+    expect(stack.pods('admin', 'sandbox')).toEqual([]); // the pool waits: its pods could not mount the Secret
+    stack.cluster.api.create(SECRETS, NAMESPACE, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cli-mcp-admin-kubeconfig' }, stringData: { kubeconfig: 'apiVersion: v1\nkind: Config\n' } });
+    await stack.untilCondition('admin', 'Ready', 'False', 'KubeconfigInvalid');
+    stack.cluster.api.delete(SECRETS, NAMESPACE, 'cli-mcp-admin-kubeconfig');
+    stack.seedKubeconfig('admin');
+    await stack.untilCondition('admin', 'Ready', 'True');
+
+    stack.seedKubeconfig('proxied');
+    await stack.apply('proxied', { sandbox: { warmPoolSize: 2 }, proxy: { targets: [{ type: 'kubernetes' }, { type: 'allowlist', domains: ['api.example.com:443'] }] } });
+    await stack.untilCondition('proxied', 'Ready', 'False', 'EgressNotEnforced');
+    await stack.until(() => (get('deployments', 'cli-mcp-proxied-server') as { spec?: { replicas?: number } } | undefined)?.spec?.replicas === 0, 'a server Deployment with no replicas');
+    expect(stack.pods('proxied', 'sandbox')).toEqual([]);
+    expect(stack.pods('proxied', 'server')).toEqual([]);
+  });
+
   it('makes a deleted HMAC Secret again (a new key) and rolls the server with it', async () => {
     const before = get('secrets', 'cli-mcp-oc-hmac')!;
     const hash = () => (get('deployments', 'cli-mcp-oc-server') as unknown as { spec: { template: { metadata: { annotations: Record<string, string> } } } }).spec.template.metadata.annotations[CONFIG_HASH_ANNOTATION];
