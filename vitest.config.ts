@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import swc from 'unplugin-swc';
 import { defineConfig } from 'vitest/config';
@@ -22,8 +23,18 @@ const alias = {
 // C-TEST-1: a file that leaves anything behind fails (test/support/leftovers.setup.ts).
 const LEFTOVERS = fileURLToPath(new URL('./test/support/leftovers.setup.ts', import.meta.url));
 
+/** `.sh` files the agent imports whole (protocol.sh), as the bundle's esbuild `text` loader gives them. */
+const shellText = {
+  name: 'shell-text',
+  enforce: 'pre' as const,
+  load(id: string) {
+    return id.endsWith('.sh') ? `export default ${JSON.stringify(readFileSync(id, 'utf8'))};` : undefined;
+  },
+};
+
 // Nest DI needs decorator metadata, which only SWC/tsc emit (stack-notes A.7).
 const plugins = [
+  shellText,
   swc.vite({
     module: { type: 'es6' },
     jsc: {

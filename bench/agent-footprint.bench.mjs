@@ -31,7 +31,7 @@ async function agentWithPino(dir) {
       on.onResolve({ filter: /agent-logger\.js$/ }, () => ({ path: join(FIXTURES, 'pino-agent-logger.mjs') }));
     },
   };
-  await build({ entryPoints: [AGENT_BUILD], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: true, logLevel: 'error', external: ['node-pty'], plugins: [swapLogger] });
+  await build({ entryPoints: [AGENT_BUILD], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', minify: true, logLevel: 'error', external: ['node-pty'], loader: { '.sh': 'text' }, plugins: [swapLogger] });
   return { entry: [outfile] };
 }
 

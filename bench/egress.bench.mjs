@@ -4,13 +4,17 @@
 // the gateway resolves every name to a public test address that its dialer maps to the local upstream.
 // EGRESS_PROF=<dir> writes a CPU profile of the gateway process there.
 import { fork } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:https';
 import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect } from 'node:tls';
+import { stopAgent } from './lib/agent-process.mjs';
 import { buildEgress } from './lib/egress-build.mjs';
+import { agentStartCost, startRelayAgent } from './lib/egress-local-path.mjs';
 import { atMostMs, quantityGoal } from './lib/goals.mjs';
 import { median, ms, percentile, printTable } from './lib/stats.mjs';
 
@@ -96,13 +100,13 @@ async function startUpstream(egress) {
   return { ca, leaves, server, port: server.address().port };
 }
 
-function startGatewayProcess(module, upstream, hosts) {
+function startGatewayProcess(module, upstream, hosts, socketPath) {
   const child = fork(new URL('./lib/egress-gateway-process.mjs', import.meta.url), { stdio: 'inherit', execArgv: process.env.EGRESS_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.EGRESS_PROF] : [] });
   const ask = (message) => new Promise((resolve) => {
     child.once('message', resolve);
     child.send(message);
   });
-  return ask({ module, upstreamPort: upstream.port, upstreamCa: upstream.ca.certPem, hosts }).then((ready) => ({ ...ready, child, ask }));
+  return ask({ module, upstreamPort: upstream.port, upstreamCa: upstream.ca.certPem, hosts, socketPath }).then((ready) => ({ ...ready, child, ask }));
 }
 
 export async function runEgressBench() {
@@ -110,20 +114,28 @@ export async function runEgressBench() {
   const egress = await import(module);
   const upstream = await startUpstream(egress);
   const newHosts = Array.from({ length: NEW_HOSTS * 2 }, (_, i) => `new-${i}.test`);
-  const gw = await startGatewayProcess(module, upstream, ['warm.test', ...newHosts]);
+  const localHosts = Array.from({ length: NEW_HOSTS }, (_, i) => `local-${i}.test`);
+  const socketDir = mkdtempSync(join(tmpdir(), 'egress-bench-'));
+  const socketPath = join(socketDir, 'gateway.sock');
+  const gw = await startGatewayProcess(module, upstream, ['warm.test', ...newHosts, ...localHosts], socketPath);
   const opened = [];
+  let relay;
   try {
-    for (const host of ['warm.test', ...newHosts]) await upstream.leaves.context(host, false);
-    // Warm latency, alternating direct and proxied rounds.
+    for (const host of ['warm.test', ...newHosts, ...localHosts]) await upstream.leaves.context(host, false);
+    relay = await startRelayAgent(socketPath);
+    // Warm latency, alternating direct, proxied and local-path (agent relay → Unix socket → gateway) rounds.
     const directMs = [];
     const proxiedMs = [];
+    const relayedMs = [];
     for (let round = 0; round < 2; round += 1) {
       directMs.push(...await warmLatencies(() => direct(upstream.port, 'warm.test', upstream.ca.certPem)));
       proxiedMs.push(...await warmLatencies(() => tunnel(gw.port, 'warm.test', gw.caPem)));
+      relayedMs.push(...await warmLatencies(() => tunnel(relay.port, 'warm.test', gw.caPem)));
     }
     // First request to a new host: CONNECT + leaf mint + client TLS + upstream TCP/TLS, against direct TCP/TLS.
     const firstProxied = [];
     const firstDirect = [];
+    const firstRelayed = [];
     for (let i = 0; i < NEW_HOSTS; i += 1) {
       const host = newHosts[i];
       let started = performance.now();
@@ -136,7 +148,15 @@ export async function runEgressBench() {
       await get(straight, newHosts[NEW_HOSTS + i]);
       firstDirect.push(performance.now() - started);
       straight.destroy();
+      started = performance.now();
+      const viaRelay = new OneSocketAgent(await tunnel(relay.port, localHosts[i], gw.caPem));
+      await get(viaRelay, localHosts[i]);
+      firstRelayed.push(performance.now() - started);
+      viaRelay.destroy();
     }
+    await stopAgent(relay.agent);
+    relay = undefined;
+    const startCost = await agentStartCost(socketPath);
     // Leaf mint in this process: cold (new hosts), warm (cache hits).
     const cache = new egress.LeafCache(await egress.RuntimeCa.generate('bench mint CA'));
     const cold = [];
@@ -171,13 +191,23 @@ export async function runEgressBench() {
       ['leaf mint cold / warm (median)', '', `${ms(median(cold))} / ${ms(median(warm))}`, ''],
       [`gateway RSS idle / ${TUNNELS} open tunnels`, '', `${mib(idleRss)} / ${mib(rss)}`, ''],
     ]);
+    printTable('Egress, local path (--local-network proxy): the agent\'s relay on loopback TCP → the gateway\'s Unix socket, same run', ['measure', 'direct', 'gateway over TCP', 'local path', 'added by the local path (vs direct)'], [
+      ['request p50', ms(median(directMs)), ms(median(proxiedMs)), ms(median(relayedMs)), ms(median(relayedMs) - median(directMs))],
+      ['request p99', ms(percentile(directMs, 99)), ms(percentile(proxiedMs, 99)), ms(percentile(relayedMs, 99)), ms(percentile(relayedMs, 99) - percentile(directMs, 99))],
+      ['first request to a new host (median)', ms(median(firstDirect)), ms(median(firstProxied)), ms(median(firstRelayed)), ms(median(firstRelayed) - median(firstDirect))],
+      ['agent start to ready (median): without / with the relay', '', '', `${ms(startCost.plain)} / ${ms(startCost.relayed)}`, ms(startCost.relayed - startCost.plain)],
+    ]);
     atMostMs('egress', 'added latency p50, warm, 10 clients', added50, 2);
     atMostMs('egress', 'added latency p99, warm, 10 clients', added99, 10);
     atMostMs('egress', 'first CONNECT over the upstream handshake', firstAdded, 15);
+    atMostMs('egress', 'local path: added latency p50, warm, 10 clients', median(relayedMs) - median(directMs), 2);
+    atMostMs('egress', 'local path: added latency p99, warm, 10 clients', percentile(relayedMs, 99) - percentile(directMs, 99), 10);
+    atMostMs('egress', 'local path: first CONNECT over the upstream handshake', median(firstRelayed) - median(firstDirect), 15);
     atMostMs('egress', 'leaf mint cold', median(cold), 5);
     atMostMs('egress', 'leaf mint warm', median(warm), 0.05);
     quantityGoal('egress', `gateway RSS with ${TUNNELS} open tunnels`, rss / 1048576, { unit: 'MiB', atMost: 128 });
   } finally {
+    if (relay) await stopAgent(relay.agent);
     for (const agent of opened) agent.destroy();
     const exited = new Promise((resolve) => gw.child.once('exit', resolve));
     gw.child.send('stop');
@@ -186,6 +216,7 @@ export async function runEgressBench() {
     upstream.server.closeAllConnections();
     await new Promise((resolve) => upstream.server.close(resolve));
     rmSync(dir, { recursive: true, force: true });
+    rmSync(socketDir, { recursive: true, force: true });
   }
 }
 

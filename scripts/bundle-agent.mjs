@@ -33,6 +33,8 @@ await build({
   logLevel: 'error',
   // Native, so loaded from node_modules: node-pty on the first tty command, koffi's prebuilt module at start.
   external: ['node-pty', /* prctl: non-dumpable, issue 22 item 4 */ '@koromix/*'],
+  // protocol.sh (the shell's side of the protocol) is inlined as text; nest-cli.json copies it beside the build.
+  loader: { '.sh': 'text' },
   plugins: [agentClientWireOnly],
 });
 writeFileSync(`${outdir}/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);

@@ -1,9 +1,10 @@
 // The gateway alone in its own process, so its RSS is its own (goal: ≤ 128 MiB with 100 open tunnels). The parent
 // sends {module, upstreamPort, upstreamCa, hosts}; every host resolves to a public test address that the dialer
-// maps to the parent's loopback upstream. Replies {port}, then answers 'rss' with process.memoryUsage().rss.
+// maps to the parent's loopback upstream. With `socketPath` it also listens there, as the local backend's per-sandbox
+// socket does. Replies {port}, then answers 'rss' with process.memoryUsage().rss.
 import { connect, createServer } from 'node:net';
 
-process.once('message', async ({ module, upstreamPort, upstreamCa, hosts }) => {
+process.once('message', async ({ module, upstreamPort, upstreamCa, hosts, socketPath }) => {
   const egress = await import(module);
   const ca = await egress.RuntimeCa.generate('bench gateway CA');
   const gateway = new egress.EgressGateway({
@@ -17,9 +18,12 @@ process.once('message', async ({ module, upstreamPort, upstreamCa, hosts }) => {
   });
   const server = createServer();
   gateway.attach(server, () => ({ sessionId: 'bench', instance: 'bench' }));
+  const unix = createServer();
+  gateway.attach(unix, () => ({ sessionId: 'bench-local', instance: 'bench' }));
+  if (socketPath) await new Promise((resolve) => unix.listen(socketPath, resolve));
   server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port, caPem: ca.certPem }));
   process.on('message', (message) => {
     if (message === 'rss') process.send({ rss: process.memoryUsage().rss });
-    if (message === 'stop') gateway.close().then(() => server.close(() => process.exit(0)));
+    if (message === 'stop') gateway.close().then(() => server.close(() => (unix.listening ? unix.close(() => process.exit(0)) : process.exit(0))));
   });
 });

@@ -11,8 +11,8 @@ export function testSurface(config: ServerConfig = testConfig()) {
   const sessions = new StrictSessionService();
   const running = new RunningCalls();
   const metrics = new MetricsService();
-  const { logger } = memoryLogger();
+  const { logger, lines } = memoryLogger();
   const bash = new BashToolService(sessions, config, logger, running);
   const surface = new McpSurface(config, sessions, logger, metrics, new EagerAcquisition(config, sessions, logger), running, bash);
-  return { surface, sessions, running, metrics, logger };
+  return { surface, sessions, running, metrics, logger, logLines: lines };
 }

@@ -3,7 +3,7 @@ import type { AgentConfig } from './config/agent-config.js';
 import type { ExecService } from './exec/exec-service.js';
 import type { AgentLog } from './logging/agent-logger.js';
 import { onParentExit } from './parent-watch.js';
-import { settlesWithin } from './shell/command-stopper.js';
+import { settlesWithin } from './shell/process/command-stopper.js';
 import type { ShellEngine } from './shell/shell-engine.js';
 
 interface LifecycleParts {

@@ -2,6 +2,7 @@ import { chmodSync, lstatSync, unlinkSync, writeSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AgentConfig } from './config/agent-config.js';
 import type { DumpState } from './non-dumpable.js';
+import { startEgressRelay } from './egress-relay.js';
 import { ExecService } from './exec/exec-service.js';
 import { createAgentHttpServer } from './http/agent-http-server.js';
 import { agentRoutes } from './http/agent-routes.js';
@@ -22,6 +23,11 @@ export async function startAgent(config: AgentConfig, dumpState: DumpState): Pro
   const lifecycle = installLifecycle({ config, engine, exec, log });
   log.info({ assigned: assignment.assigned }, assignment.assigned ? 'starting in assigned state' : 'starting in unassigned state');
 
+  // Before the agent announces itself: no command runs before the sandbox's HTTP_PROXY answers (C-EGR-1).
+  if (config.egress) {
+    await startEgressRelay(config.egress);
+    log.info({ egress_relay: `127.0.0.1:${config.egress.port}` }, 'relaying egress to the gateway');
+  }
   const server = createAgentHttpServer({ routes: agentRoutes({ log, engine, exec, assignment, dumpState }), assignment, stopping: () => lifecycle.stopping, log });
   lifecycle.attach(server);
 

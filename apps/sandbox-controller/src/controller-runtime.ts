@@ -7,7 +7,7 @@ import { ElectionTiming } from './election/election-timing.js';
 import { LeaderElector, type ElectionRole } from './election/leader-elector.js';
 import { GcReconciler } from './gc/gc-reconciler.js';
 import type { ControllerKubeApi } from './kube/controller-kube-api.port.js';
-import type { PodChange, PodInformer } from './kube/pod-informer.port.js';
+import type { PodChange, PodInformer } from '@cli-mcp/kube';
 import type { ControllerMetrics } from './metrics/controller-metrics.js';
 import { planPool } from './pool/pool-plan.js';
 import { PoolReconciler } from './pool/pool-reconciler.js';

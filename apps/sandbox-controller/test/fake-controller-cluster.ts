@@ -7,7 +7,7 @@
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import { KubeError } from '@cli-mcp/kube';
 import type { ControllerKubeApi, Preconditions } from '../src/kube/controller-kube-api.port.js';
-import type { PodChange, PodInformer } from '../src/kube/pod-informer.port.js';
+import type { PodChange, PodInformer } from '@cli-mcp/kube';
 
 type Method = 'getPod' | 'createPod' | 'deletePod' | 'annotatePod' | 'listSecrets' | 'deleteSecret';
 

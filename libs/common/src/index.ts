@@ -13,3 +13,5 @@ export * from './clock.js';
 export * from './error-text.js';
 export * from './logging/process-warnings.js';
 export * from './config/standard-settings.js';
+export * from './backoff.js';
+export * from './single-flight.js';

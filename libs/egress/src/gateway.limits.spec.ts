@@ -128,6 +128,11 @@ describe('session revocation', () => {
       expect(again.status).toBe(403);
       expect(JSON.parse(again.body).error).toBe('session_revoked');
       expect(other.audit.at(-1)).toMatchObject({ session: 'gone', reason: 'session_revoked', decision: 'deny' });
+      // A new life of the id (the local backend: reused after DELETE, recreated after an idle reap) is served again.
+      other.gateway.admit('gone');
+      const admitted = await openTunnel(other.port, 'api.example.test:443');
+      admitted.socket.destroy();
+      expect(admitted.response.status).toBe(200);
     } finally {
       await other.close();
     }

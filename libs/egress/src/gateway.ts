@@ -106,6 +106,15 @@ export class EgressGateway {
     this.sessions.revoke(sessionId);
   }
 
+  /**
+   * Accepts a revoked session id again, for a new sandbox of that session (the local backend: an id reused after
+   * DELETE, an idle-reaped session's next command). Only for callers whose identity is a new listener per sandbox,
+   * so nothing of the ended sandbox can reach the gateway as this id any more.
+   */
+  admit(sessionId: string): void {
+    this.sessions.admit(sessionId);
+  }
+
   async close(): Promise<void> {
     this.sessions.closeAll();
     this.pool.close();

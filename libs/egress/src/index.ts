@@ -4,6 +4,8 @@ export * from './authority.js';
 export * from './errors.js';
 export * from './gateway.js';
 export * from './kube-path.js';
+export * from './kubeconfig.js';
+export * from './kubeconfig-routes.js';
 export * from './leaf-cache.js';
 export * from './metrics.js';
 export type { ConnectionContext } from './record.js';

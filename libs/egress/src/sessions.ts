@@ -3,7 +3,8 @@ import type { Socket } from 'node:net';
 /**
  * Which sessions have open connections, and which have ended (C-EGR-6). Revoking destroys the session's sockets
  * at once — tunnels, their TLS and upstream streams go with them — and refuses any connection that comes after.
- * Revoked ids are kept for the gateway's life: they are few (one per ended session) and never reused.
+ * Revoked ids are kept until `admit`: the local backend re-admits an id when a new sandbox of it starts (a client
+ * may use an ended session's id again, and an idle-reaped session's next command recreates it).
  */
 export class Sessions {
   private readonly open = new Map<string, Set<Socket>>();
@@ -35,6 +36,11 @@ export class Sessions {
     this.revoked.add(sessionId);
     for (const socket of this.open.get(sessionId) ?? []) socket.destroy();
     this.open.delete(sessionId);
+  }
+
+  /** A new life of an ended session: its id is accepted again (its earlier connections are gone, see `revoke`). */
+  admit(sessionId: string): void {
+    this.revoked.delete(sessionId);
   }
 
   closeAll(): void {

@@ -8,5 +8,6 @@ export type { DeletePreconditions, KubeApi, PodList, PodListQuery, PodMergePatch
 export { KubeError, isAlreadyExists, isConflict, isNotFound, isQuotaExceeded } from './kube-error.js';
 export { KUBE_REQUESTS_METRIC, KubeRequestMetrics, type KubeResource, type KubeVerb } from './kube-request-metrics.js';
 export * from './lease/index.js';
-export { KUBERNETES_GROUP, KubernetesSettings, readKubernetesSettings, type KubernetesConfig } from './kubernetes-settings.js';
+export { KUBERNETES_GROUP, KubeAccessSettings, KubernetesSettings, readKubernetesSettings, type KubernetesConfig } from './kubernetes-settings.js';
 export { SANDBOX_GROUP, SandboxSettings } from './sandbox-settings.js';
+export type { PodChange, PodInformer } from './pod-informer.port.js';

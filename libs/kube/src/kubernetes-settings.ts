@@ -8,7 +8,22 @@ import { DEFAULT_SANDBOX_FLAG_NAMES, validateSandboxPodConfig, type RawSandboxPo
  * controller builds and a session pod the server builds come from the same validated `SandboxPodConfig` — the
  * spec hash then matches (C-CTL-2).
  */
-export const KUBERNETES_GROUP = 'Kubernetes sandboxes (server --backend kubernetes and sandbox-controller: give both the same values)';
+export const KUBERNETES_GROUP = 'Kubernetes (server --backend kubernetes, sandbox-controller and cli-mcp-egress: give them the same values)';
+
+/**
+ * Where an app finds its instance on the API server: the part of the shared flags every Kubernetes app of an
+ * instance takes — the server, the controller and the egress gateway (`cli-mcp-egress`, which watches the
+ * instance's sandbox pods to attribute connections).
+ */
+@FlagGroup(KUBERNETES_GROUP)
+export class KubeAccessSettings {
+  @Flag('namespace', { valueName: 'name', description: 'Namespace of sandbox pods (required).' })
+  namespace?: string;
+  @Flag('instance-name', { valueName: 'name', description: 'Instance label value; separates several servers in one namespace (required).' })
+  instanceName?: string;
+  @Flag('kubeconfig', { valueName: 'path', description: 'This process\'s own kubeconfig; empty = in-cluster config.' })
+  kubeconfig?: string;
+}
 
 /**
  * The shared flags as read (text, once). The pod settings are validated by libs/podspec
@@ -16,15 +31,9 @@ export const KUBERNETES_GROUP = 'Kubernetes sandboxes (server --backend kubernet
  * validator accepts a CR's values), every problem naming its flag and env var.
  */
 @FlagGroup(KUBERNETES_GROUP)
-export class KubernetesSettings {
-  @Flag('namespace', { valueName: 'name', description: 'Namespace of sandbox pods (required).' })
-  namespace?: string;
-  @Flag('instance-name', { valueName: 'name', description: 'Instance label value; separates several servers in one namespace (required).' })
-  instanceName?: string;
+export class KubernetesSettings extends KubeAccessSettings {
   @Flag('sandbox-image', { valueName: 'image', description: 'Sandbox container image (required).' })
   sandboxImage?: string;
-  @Flag('kubeconfig', { valueName: 'path', description: 'This process\'s own kubeconfig; empty = in-cluster config.' })
-  kubeconfig?: string;
   @Flag('kubeconfig-secret', { valueName: 'name', description: 'Secret mounted at /config in sandboxes (required).' })
   kubeconfigSecret?: string;
   @Flag('sandbox-service-account', { valueName: 'name', description: 'ServiceAccount of sandbox pods (required).' })

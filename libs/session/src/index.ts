@@ -7,7 +7,7 @@ export { SESSION_METRIC_NAMES, SessionMetrics, type AcquireTrigger, type ExecOut
 export { classifyAgentFailure, describeAgentFailure, type AgentFailureKind } from './agent-failure.js';
 export { LocalBackend } from './local/local-backend.js';
 export {
-  LOCAL_DEFAULTS, type LocalAgentPort, type LocalBackendConfig, type LocalBackendDeps, type LocalBackendLogger, type LocalBackendOptions,
+  LOCAL_DEFAULTS, type LocalAgentPort, type LocalBackendConfig, type LocalBackendDeps, type LocalBackendLogger, type LocalBackendOptions, type LocalEgressConfig,
   type LocalIsolation, type LocalNetwork, type SessionEndReason,
 } from './local/local-backend.options.js';
 export { defaultAgentEntry } from './local/default-agent-entry.js';

@@ -8,7 +8,7 @@ import { SessionCache } from './session-cache.js';
 import { SessionError, SessionErrorCode } from './session-error.js';
 import { assertValidSessionId } from './session-id.js';
 import { SessionMetrics, type AcquireTrigger, type ExecOutcome } from './session-metrics.js';
-import { FlightAbortedError, SingleFlight } from './single-flight.js';
+import { FlightAbortedError, SingleFlight } from '@cli-mcp/common';
 
 /** The part of `AgentClient` the manager uses (a port, so tests use a strict fake). */
 export type SessionAgentPort = Pick<AgentClient, 'exec' | 'cancel' | 'output'>;

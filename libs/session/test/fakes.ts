@@ -124,16 +124,7 @@ export const agentErrors = {
   aborted: (url = 'http://127.0.0.1:41000/exec') => new AgentError(AgentErrorCode.Aborted, 'request aborted', { op: 'execute', url }),
 };
 
-/** A promise with its resolve/reject exposed, for holding a fake call open. */
-export function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+export { deferred } from '@cli-mcp/testing';
 
 interface LocalAgentMethods extends Record<string, AnyFn> {
   assign: (baseUrl: string, token: string, signal?: AbortSignal) => Promise<void>;

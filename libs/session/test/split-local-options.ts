@@ -4,7 +4,7 @@ import type { LocalBackendConfig, LocalBackendDeps, LocalBackendOptions } from '
 const CONFIG_KEYS = [
   'stateDir', 'hmacKey', 'isolation', 'network', 'readOnlyBinds', 'maxProcesses', 'maxMemoryBytes', 'maxDiskBytes', 'maxOutputBytes',
   'defaultTimeoutSeconds', 'maxTimeoutSeconds', 'resetState', 'idleTimeoutMs', 'maxSessions', 'warmPoolSize', 'readyTimeoutMs',
-  'secretPaths', 'extraEnv',
+  'secretPaths', 'extraEnv', 'egress',
 ] as const satisfies ReadonlyArray<keyof LocalBackendConfig>;
 const complete: Exclude<keyof LocalBackendConfig, (typeof CONFIG_KEYS)[number]> extends never ? true : never = true;
 void complete;

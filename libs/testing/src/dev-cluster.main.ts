@@ -13,8 +13,9 @@ import { builtAgentCommand, builtAgentExists, repoRoot, standInAgentCommand, AGE
 
 const HELP = `Usage: npm run dev:cluster -- [options]
 
-Starts a fake Kubernetes API server (HTTPS with its own CA, carried by the kubeconfig) with a kubelet simulator
-that runs a real sandbox-agent process per pod on 127.0.0.N:8090. Prints the kubeconfig path on stdout.
+Starts a fake Kubernetes API server (pods, secrets, leases, CRDs and the kinds an operator writes) with a
+kubelet simulator that runs a real sandbox-agent process per pod on 127.0.0.N:8090. Prints the kubeconfig path
+on stdout.
 
 Options:
   --port <n>          API server port (default: random free port)
@@ -22,9 +23,10 @@ Options:
   --kubeconfig <path> where to write the kubeconfig (default <repo>/.cli-mcp/dev-cluster/kubeconfig)
   --namespace <ns>    default namespace of the kubeconfig context (default "default")
   --token <t>         require this bearer token (user fake-kube-admin); the kubeconfig carries it
-  --user <t>=<name>   accept token <t> as user <name> (repeatable; turns authentication on; the kubeconfig
-                      carries --token, else the first --user token)
-  --no-tls            plain HTTP instead of HTTPS (kubectl then never sends bearer tokens)
+  --user <t>=<name>   accept token <t> as user <name> (repeatable; turns authentication and HTTPS on; the
+                      kubeconfig carries --token, else the first --user token)
+  --tls               HTTPS with a CA generated at start, carried by the kubeconfig (kubectl sends bearer
+                      tokens only over HTTPS)
   --agent <path>      sandbox-agent entry (default <repo>/${AGENT_ENTRY})
   --stand-in-agent    use the tiny built-in stand-in agent instead of the real one
   --no-kubelet        API server only (pods stay Pending)
@@ -70,7 +72,7 @@ async function main(): Promise<void> {
       namespace: { type: 'string' },
       token: { type: 'string' },
       user: { type: 'string', multiple: true },
-      'no-tls': { type: 'boolean' },
+      tls: { type: 'boolean' },
       agent: { type: 'string' },
       'stand-in-agent': { type: 'boolean' },
       'no-kubelet': { type: 'boolean' },
@@ -106,7 +108,7 @@ async function main(): Promise<void> {
     port,
     token: values.token,
     users: users && values.token !== undefined ? { [values.token]: 'fake-kube-admin', ...users } : users,
-    tls: !values['no-tls'],
+    tls: values.tls || users !== undefined,
     kubeconfig,
     namespace: values.namespace ?? 'default',
     kubelet: values['no-kubelet']

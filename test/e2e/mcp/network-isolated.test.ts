@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { bash, connectHttpClient, eventually, structuredOf, textOf } from './support/mcp-client.js';
-import { descendantsOf, useHttpServer } from './support/server-process.js';
+import { descendantsOf, isAgentCommandLine, useHttpServer } from './support/server-process.js';
 
 const bwrap = spawnSync('bwrap', ['--unshare-net', '--unshare-pid', '--ro-bind', '/', '/', 'true']);
 const slirp = spawnSync('slirp4netns', ['--version']);
@@ -39,7 +39,7 @@ describe.skipIf(skip !== undefined)('the built server with the default isolated 
     await bash(client, 'echo kept > crash-proof.txt; export GONE=yes');
     const agentPids = () => descendantsOf(server().pid).filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('/.cli-mcp/node\0');
+        return isAgentCommandLine(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
       } catch {
         return false;
       }

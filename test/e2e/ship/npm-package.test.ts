@@ -41,7 +41,8 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package install
     });
     chmodSync(scratch, 0o755);
   }, 300_000);
-  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+  // An installed package is thousands of files: removing them on a loaded machine takes a while (a hang bound).
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }), 180_000);
 
   it('packs runtime files only: the bins, the built apps, the shrinkwrap; no sources, tests or test doubles', () => {
     expect(files).toEqual(expect.arrayContaining([

@@ -4,7 +4,7 @@
  * and clean everything up. No sleeps: waits are on events or on polled conditions with a bound.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,8 @@ export interface StartOptions {
   token?: string | null;
   /** What follows `node` on the command line (default: the bundle itself, as the local backend starts it). */
   argv?: string[];
+  /** Run the agent as this user (a root runner's stand-in for an unprivileged one); its workdir is given to it. */
+  runAs?: { uid: number; gid: number };
 }
 
 const running = new Set<TestAgent>();
@@ -162,6 +164,7 @@ export class TestAgent {
 export async function startAgent(options: StartOptions = {}): Promise<TestAgent> {
   assertBuilt();
   const workdir = mkdtempSync(join(tmpdir(), 'agent-it-'));
+  if (options.runAs) chownSync(workdir, options.runAs.uid, options.runAs.gid);
   const env: Record<string, string> = {
     ...baseEnv(),
     SANDBOX_AGENT_PORT: '0',
@@ -172,7 +175,7 @@ export async function startAgent(options: StartOptions = {}): Promise<TestAgent>
     ...(options.token === null ? {} : { SANDBOX_AUTH_TOKEN: options.token ?? TOKEN }),
     ...options.env,
   };
-  const child = spawn(process.execPath, options.argv ?? [AGENT_MAIN], { env, stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, options.argv ?? [AGENT_MAIN], { env, stdio: ['ignore', 'ignore', 'pipe', 'pipe'], ...options.runAs });
   const agent = new TestAgent(child, workdir);
   running.add(agent);
   const port = await new Promise<number>((res, rej) => {

@@ -52,5 +52,21 @@ describe('sandbox-agent: jobs the model hears about (C-MCP-15)', () => {
     const next = await agent.exec('echo next', { timeout: 30 });
     expect(next.stdout).toBe('next');
     expect(next.ended_jobs).toEqual([expect.objectContaining({ waited_for: r.job, exit_code: 0, stdout: 'rc=0' })]);
+    // The user's wait took the job (bash keeps no status of a job it started in the foreground): a later `wait %N`
+    // says so instead of "no such job", and nothing of the protocol is left behind.
+    const again = await agent.exec(`wait ${r.job}; echo "rc=$?"`);
+    expect(again.stdout).toBe('rc=127');
+    expect(again.stderr).toBe(`bash: wait: ${r.job}: no longer a job of this shell: an earlier command in this session took it (its wait or jobs showed the exit status; disown lets it run untracked)`);
+    expect((await agent.exec('declare -F wait || echo none')).stdout).toBe('none');
+  });
+
+  it('a job the user disowned: wait %N says it is no longer a job of this shell, not "no such job"', async () => {
+    const started = await agent.exec('sleep 30 & echo started');
+    expect(started.stdout).toBe('started');
+    const gone = await agent.exec('disown %1; jobs; echo listed');
+    expect(gone.stdout).toBe('listed');
+    const r = await agent.exec('wait %1; echo "rc=$?"; kill %1 2>/dev/null || kill $! ');
+    expect(r.stdout).toBe('rc=127');
+    expect(r.stderr).toMatch(/^bash: wait: %1: no longer a job of this shell: /);
   });
 });

@@ -7,8 +7,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RUN_MODE } from '../../../apps/sandbox-agent/src/shell/command-script.js';
-import { commandShape } from '../../../apps/sandbox-agent/src/shell/command-shape.js';
+import { RUN_MODE } from '../../../apps/sandbox-agent/src/shell/script/command-script.js';
+import { commandShape } from '../../../apps/sandbox-agent/src/shell/script/command-shape.js';
 import { compareStates, OracleWorkspace, stopAndContinue, type Sample, type StopRun } from './shape-oracle/bash-oracle.js';
 import { sessionState, shellCommand } from './shape-oracle/command-grammar.js';
 
@@ -19,6 +19,12 @@ const STATE_BATCH = 80;
 const STOP_BATCH = 40;
 /** No shrinking: each step reruns bash, and the failing assertion already names the one failing sample. */
 const PARAMETERS = { seed: SEED, numRuns: NUM_RUNS, endOnFailure: true };
+/**
+ * A fixed amount of work (≈ 1,000 bash commands and their forks per property): a few seconds on a quiet machine,
+ * several times that with the other core busy and the rest of the suite beside it (C-TEST-1). A bound on a hang,
+ * never a speed check.
+ */
+const PROPERTY_TIMEOUT_MS = 300_000;
 
 /**
  * Variables bash changes by itself, so they differ between any two runs whatever the command did: the process
@@ -83,7 +89,7 @@ describe('shape classifier oracle', () => {
     }), PARAMETERS);
     // Not vacuous: the grammar reaches the check often.
     expect(tally.stateChecked).toBeGreaterThan(NUM_RUNS * 2);
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it('a command classified detachable is one job bash can stop and continue with the same output', async () => {
     await fc.assert(fc.asyncProperty(batch(STOP_BATCH), async (pairs) => {
@@ -99,7 +105,7 @@ describe('shape classifier oracle', () => {
       });
     }), PARAMETERS);
     expect(tally.stopped).toBeGreaterThan(NUM_RUNS * 3);
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   // The checks are not vacuous: what the classifier used to answer for the counterexamples above is caught.
   it.each([

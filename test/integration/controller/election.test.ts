@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { controllerLeaseName, SESSION_ID_LABEL } from '@cli-mcp/podspec';
+import { writeKubeconfig } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { INSTANCE, NAMESPACE, isReadyPod, skipReason } from '../kubernetes/support/kube-stack.js';
 import { controllerSkipReason, startControllerProcess } from './support/controller-process.js';
@@ -82,8 +83,7 @@ describe.skipIf(skipReason)('leader election of several controllers (fake API se
   it('a partitioned leader stops acting before its successor starts', async () => {
     const proxy = await partitionableProxy(stack.cluster.port);
     onTestFinished(() => proxy.close());
-    // The proxy relays TCP: the fake's serving certificate (for 127.0.0.1) stays valid through it.
-    const kubeconfigPath = await stack.cluster.server.writeKubeconfig(undefined, NAMESPACE, { server: `https://127.0.0.1:${proxy.port}` });
+    const kubeconfigPath = await writeKubeconfig({ server: `http://127.0.0.1:${proxy.port}`, namespace: NAMESPACE });
     onTestFinished(() => rmSync(dirname(kubeconfigPath), { recursive: true, force: true }));
     const a = stack.controller({ identity: 'island', leaseDurationMs: LEASE_MS, kubeconfigPath });
     onTestFinished(() => a.stop({ release: false }));

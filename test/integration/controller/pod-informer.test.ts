@@ -11,7 +11,7 @@ import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentControllerLogger } from '../../../apps/sandbox-controller/src/controller-logger.js';
 import { ListWatchPodInformer } from '../../../apps/sandbox-controller/src/kube/list-watch-pod-informer.js';
-import type { PodChange } from '../../../apps/sandbox-controller/src/kube/pod-informer.port.js';
+import type { PodChange } from '@cli-mcp/kube';
 import { untilInformer } from './support/controller-stack.js';
 
 const NAMESPACE = 'cli-mcp';

@@ -21,7 +21,7 @@ describe('fake API server: CustomResourceDefinitions (client-node)', () => {
   let n = 0;
   const ns = (): string => `crd-${++n}`;
   const at = (namespace: string, extra: Record<string, unknown> = {}) => ({ group: WIDGET_GROUP, version: 'v1', plural: 'widgets', namespace, ...extra });
-  const raw = (path: string, options: Parameters<typeof rawRequest>[2] = {}) => rawRequest(`${cluster.url}${path}`, cluster.caPem as string, options);
+  const raw = (path: string, options: Parameters<typeof rawRequest>[2] = {}) => rawRequest(`${cluster.url}${path}`, cluster.caPem, options);
 
   beforeAll(async () => {
     cluster = await startFakeCluster({ kubelet: false });

@@ -25,7 +25,7 @@ describe('fake API server: owner-reference garbage collection (client-node)', ()
     const kc = new KubeConfig();
     kc.loadFromFile(cluster.kubeconfigPath);
     [core, apps, custom] = [kc.makeApiClient(CoreV1Api), kc.makeApiClient(AppsV1Api), kc.makeApiClient(CustomObjectsApi)];
-    expect((await rawRequest(`${cluster.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, cluster.caPem as string, { method: 'POST', body: WIDGET_CRD })).status).toBe(201);
+    expect((await rawRequest(`${cluster.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions`, cluster.caPem, { method: 'POST', body: WIDGET_CRD })).status).toBe(201);
   });
   afterAll(() => cluster?.stop());
 
@@ -68,7 +68,7 @@ describe('fake API server: owner-reference garbage collection (client-node)', ()
     const namespace = ns();
     const owner = await configMap(namespace, 'owner', []);
     await configMap(namespace, 'child', [ownedBy(owner, 'v1', 'ConfigMap')]);
-    const deleting = await rawRequest(`${cluster.url}/api/v1/namespaces/${namespace}/configmaps/owner`, cluster.caPem as string, { method: 'DELETE', body: { propagationPolicy: 'Orphan' } });
+    const deleting = await rawRequest(`${cluster.url}/api/v1/namespaces/${namespace}/configmaps/owner`, cluster.caPem, { method: 'DELETE', body: { propagationPolicy: 'Orphan' } });
     expect(deleting.body.metadata.finalizers).toEqual(['orphan']);
     await cluster.waitFor('configmaps', namespace, 'owner', gone);
     const child = cluster.store.get('configmaps', namespace, 'child');

@@ -3,7 +3,7 @@
  * user table (401 Status otherwise), client certificates, `kubectl auth whoami`, and the user of every request in
  * the request log — what the egress tests assert ("the identity that reached the API was X").
  */
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { AuthenticationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { RuntimeCa } from '@cli-mcp/egress';
@@ -43,8 +43,10 @@ describe('fake API server: HTTPS and identity', () => {
   });
   afterAll(() => cluster?.stop());
 
-  it('serves HTTPS with a certificate of its own CA, which the kubeconfig it writes carries', async () => {
+  it('serves HTTPS (on with a token table) with a certificate of its own CA, which the kubeconfig it writes carries', async () => {
     expect(cluster.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const written = JSON.parse(await readFile(cluster.kubeconfigPath, 'utf8')) as { clusters: { cluster: Record<string, string> }[] };
+    expect(Buffer.from(written.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64').toString()).toBe(cluster.caPem);
     expect((await clients(cluster.kubeconfigPath).core.listNamespacedPod({ namespace: 'default' })).items).toEqual([]);
     // Trusting another CA fails the handshake: the server's certificate really chains to `caPem` only.
     const other = await RuntimeCa.generate('not the fake');
@@ -94,10 +96,10 @@ describe('fake API server: HTTPS and identity', () => {
     expect((await apiError(forged.core.listNamespacedPod({ namespace: 'default' }))).code).toBe(401);
   });
 
-  it('without a token table serves everyone, as system:anonymous or the certificate user; tls: false serves plain HTTP', async () => {
+  it('without a token table serves everyone, as system:anonymous or the certificate user; without TLS, plain HTTP (the default)', async () => {
     const open = new FakeKubeServer({ tls: true });
     await open.start();
-    const plain = new FakeKubeServer({ tls: false });
+    const plain = new FakeKubeServer();
     await plain.start();
     try {
       await clients(await open.writeKubeconfig()).core.listNamespacedPod({ namespace: 'default' });

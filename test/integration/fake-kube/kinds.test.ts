@@ -126,7 +126,7 @@ describe('fake API server: built-in kinds of an operator (client-node)', () => {
   });
 
   it('discovery lists every group and resource with its short names', async () => {
-    const raw = (path: string) => rawRequest(`${cluster.url}${path}`, cluster.caPem as string);
+    const raw = (path: string) => rawRequest(`${cluster.url}${path}`, cluster.caPem);
     const groups = (await raw('/apis')).body.groups.map((g: { name: string }) => g.name);
     expect(groups).toEqual(expect.arrayContaining(['apps', 'rbac.authorization.k8s.io', 'networking.k8s.io', 'discovery.k8s.io', 'policy', 'coordination.k8s.io', 'apiextensions.k8s.io']));
     const core = (await raw('/api/v1')).body.resources.map((r: { name: string }) => r.name);

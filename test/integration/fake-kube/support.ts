@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { get } from 'node:http';
+import { get, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,12 +43,12 @@ export interface RawAnswer {
 }
 
 /**
- * One HTTPS request to the fake API server trusting `ca`, with no client library in between (exact status,
- * headers and body, e.g. `Warning` headers or a Table). `body` objects are sent as JSON.
+ * One request to the fake API server (HTTPS trusting `ca`, or plain HTTP), with no client library in between
+ * (exact status, headers and body, e.g. `Warning` headers or a Table). `body` objects are sent as JSON.
  */
 export function rawRequest(
   url: string,
-  ca: string,
+  ca: string | undefined,
   options: { method?: string; token?: string; headers?: Record<string, string | string[]>; body?: unknown; contentType?: string } = {},
 ): Promise<RawAnswer> {
   const headers: Record<string, string | string[]> = { ...options.headers };
@@ -59,7 +59,8 @@ export function rawRequest(
     headers['content-length'] = String(Buffer.byteLength(payload));
   }
   return new Promise((resolveRequest, reject) => {
-    const req = httpsRequest(url, { method: options.method ?? 'GET', ca, agent: false, headers }, (res) => {
+    const send = url.startsWith('https:') ? httpsRequest : httpRequest;
+    const req = send(url, { method: options.method ?? 'GET', ca, agent: false, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));

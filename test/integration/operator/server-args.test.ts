@@ -1,5 +1,5 @@
 /**
- * issue 21 item 2 (C-OP-2, C-SHIP-2 for the operator): the server Deployment the operator renders from a CR is
+ * issue 21 item 2 (C-OP-3, C-SHIP-2 for the operator): the server Deployment the operator renders from a CR is
  * accepted by the server — first by its own config loader (the args as the kubelet hands them, `$` and `$(VAR)`
  * included) with the very pod configuration the operator resolved, so pool pods and the server's pods share a
  * spec hash (C-CTL-2); then by the BUILT server from its image's COPY set, started with exactly the container's

@@ -5,9 +5,10 @@
  * same sandbox (a `sleep` the command started) must succeed: that proves the probes would see a success.
  */
 import { spawnSync } from 'node:child_process';
+import { deriveSessionToken } from '@cli-mcp/auth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentBuilt, bwrapProblem } from './support/environment.js';
-import { createSessionStack, type SessionStack } from './support/session-stack.js';
+import { createSessionStack, HMAC_KEY, type SessionStack } from './support/session-stack.js';
 
 const skip = !agentBuilt ? 'the agent is not built' : bwrapProblem ?? (spawnSync('strace', ['-V']).error ? 'strace is not installed' : undefined);
 if (skip) console.warn(`[agent-reach] skipped: ${skip}`);
@@ -65,5 +66,21 @@ describe.skipIf(skip !== undefined)('a sandbox command cannot reach into its age
       '== agent', 'environ=denied', 'token=hidden', 'mem=0', 'strace=refused', ...gdb('refused'), 'shell=readable',
       '== control', 'environ=read', 'token=hidden', 'mem=4096', 'strace=attached', ...gdb('attached'),
     ]);
+  });
+
+  it('finds the session token in no process\'s environment or arguments, bubblewrap\'s own init (pid 1) included (issue 20)', async () => {
+    // Before the token travelled on a pipe (SANDBOX_AUTH_TOKEN_FD), pid 1 — bubblewrap's init — kept it in the
+    // environment it was started with, readable by every command.
+    const token = deriveSessionToken(HMAC_KEY, 's-token');
+    const seen = await stack.run('s-token', [
+      'for p in /proc/[0-9]*; do cat $p/environ $p/cmdline 2>/dev/null; done | tr "\\0" "\\n" > /tmp/all',
+      'ps eww -e >> /tmp/all; env >> /tmp/all',
+      'grep -c "^PATH=" /tmp/all; grep -c SANDBOX_AGENT_LISTEN_FD /tmp/all; cat /tmp/all',
+    ].join('\n'));
+    const [paths, pid1, ...all] = seen.response.stdout.split('\n');
+    // The probe reads what it can: the shells' environments and bubblewrap's init's (its SANDBOX_* variables).
+    expect(Number(paths)).toBeGreaterThanOrEqual(2);
+    expect(Number(pid1)).toBeGreaterThanOrEqual(1);
+    expect(all.join('\n')).not.toContain(token);
   });
 });

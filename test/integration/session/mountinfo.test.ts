@@ -2,9 +2,11 @@
  * Issue 22 item 3: `/proc/self/mountinfo` inside a real bubblewrap sandbox names no host path of the server's
  * installation. Its 4th field ("root") is the mounted directory's path on its file system, so a bind of the
  * checkout's `dist/sandbox-agent` or `node_modules/node-pty` shows the checkout however it is mounted; the agent's
- * files are copied into a tmpfs instead (docs/security.md "What mountinfo shows"). The one exception is the
- * workspace: its files live on the host disk and its root field is its path there (documented limit).
+ * files are copied into a tmpfs instead, and Node is exec'd from an inherited descriptor, not mounted (docs/security.md
+ * "What mountinfo shows"). The one exception is the workspace: its files live on the host disk and its root field
+ * is its path there (documented limit).
  */
+import { realpathSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentBuilt, bwrapProblem, REPO_ROOT } from './support/environment.js';
@@ -40,11 +42,16 @@ describe.skipIf(skip !== undefined)('mountinfo in a bubblewrap sandbox names no 
   });
 
   it('shows the agent and its packages as tmpfs copies, not as binds of host directories', () => {
-    const agent = mounts.filter((mount) => mount.mountPoint.startsWith('/.cli-mcp/') && mount.mountPoint !== '/.cli-mcp/node');
+    const agent = mounts.filter((mount) => mount.mountPoint.startsWith('/.cli-mcp/'));
     expect(agent.map((mount) => [mount.mountPoint, mount.root, mount.line.split(' - ')[1]!.split(' ')[0]])).toEqual([
       ['/.cli-mcp/agent', '/agent', 'tmpfs'],
       ['/.cli-mcp/node_modules', '/node_modules', 'tmpfs'],
     ]);
+  });
+
+  it('mounts no Node binary: wherever Node is installed (a home, a checkout), no mount names it', () => {
+    const node = realpathSync(process.execPath);
+    expect(mounts.filter((mount) => mount.root === node || mount.mountPoint.endsWith('/node')).map((mount) => mount.line)).toEqual([]);
   });
 
   it('names neither the checkout, nor node_modules, nor the server user\'s home or name', () => {

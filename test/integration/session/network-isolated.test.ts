@@ -93,7 +93,7 @@ describe.skipIf(skip !== undefined)('LocalBackend with --local-network isolated 
     await stack.run('s-a', 'true');
     const other = (await stack.backend.find('s-a'))!.agentUrl.slice('unix:'.length);
     const seen = await stack.run('s-b', `ls -A /.cli-mcp; [ -e ${other} ] && echo VISIBLE || echo hidden`);
-    expect(seen.response.stdout).toBe('agent\nnode\nnode_modules\nhidden');
+    expect(seen.response.stdout).toBe('agent\nnode_modules\nhidden');
   });
 
   it('ends the sandbox\'s slirp4netns on DELETE', async () => {

@@ -362,7 +362,7 @@ describe(loadServerConfig.name, () => {
     const text = help.kind === 'help' ? help.text : '';
     // Headings in their order, the shared tables' under the same headings as the controller's.
     expect(text.match(/^\S.*:$/gm)).toEqual([
-      'Server:', 'Tool:', `${SANDBOX_GROUP}:`, 'HTTP security:', 'Local backend (--backend local):', 'Kubernetes backend (--backend kubernetes):', `${KUBERNETES_GROUP}:`, 'Other:',
+      'Server:', 'Tool:', `${SANDBOX_GROUP}:`, 'HTTP security:', 'Local backend (--backend local):', 'Egress gateway (--backend local: --local-network proxy):', 'Kubernetes backend (--backend kubernetes):', `${KUBERNETES_GROUP}:`, 'Other:',
     ]);
     for (const spec of SERVER_FLAGS) {
       expect(text).toContain(`--${spec.name}`);

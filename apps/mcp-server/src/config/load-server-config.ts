@@ -5,6 +5,7 @@ import { isValidSessionId } from '@cli-mcp/session';
 import { readKubernetesSettings } from '@cli-mcp/kube';
 import { defaultInstructions } from './instructions.js';
 import type { AllowedHosts, HttpConfig, ServerConfig } from './server-config.js';
+import { readEgress } from './egress-flags.js';
 import { readLocalBounds } from './local-bounds-flags.js';
 import { ENV_PREFIX, SERVER_FLAGS, SERVER_HELP_GROUPS } from './server-flags.js';
 import { ServerSettings } from './server-settings.js';
@@ -54,6 +55,7 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
   const kubernetes = readKubernetesSettings(flags, backend === 'kubernetes', settings.podTimeouts, warnings);
   const readOnlyBinds = flags.list('local-ro-bind').map((path) => resolve(io.cwd, path));
   const bounds = readLocalBounds(flags);
+  const { network, egress } = await readEgress(flags, { backend, network: settings.localNetwork, stateDir, cwd: io.cwd, readFile: (path) => io.readFile(path) });
 
   const config: ServerConfig = {
     version: io.version,
@@ -81,7 +83,8 @@ export async function loadServerConfig(io: ConfigEnvironment): Promise<ConfigOut
       resetState: flags.boolean('local-reset-state'),
       stdioSessionGenerated: !flags.isSet('session-id'),
       isolation: settings.localIsolation,
-      network: settings.localNetwork,
+      network,
+      egress,
       readOnlyBinds,
       ...bounds,
       maxSessions: settings.maxSessions,

@@ -1,13 +1,13 @@
 import type { LogLevelName } from '@cli-mcp/common';
 import type { SandboxPodConfig } from '@cli-mcp/podspec';
 import type { KubernetesSettings } from '@cli-mcp/kube';
-import type { BoundSetting } from '@cli-mcp/session';
+import type { BoundSetting, LocalEgressConfig } from '@cli-mcp/session';
 
 export type Transport = 'stdio' | 'http';
 export type BackendKind = 'local' | 'kubernetes';
 export type ResultFormat = 'text' | 'json';
 export type LocalIsolation = 'auto' | 'bwrap' | 'none';
-export type LocalNetwork = 'auto' | 'isolated' | 'host' | 'none';
+export type LocalNetwork = 'auto' | 'isolated' | 'host' | 'none' | 'proxy';
 
 /** Host names accepted in `Host`/`Origin` besides loopback ones (C-MCP-8): a list, or any (`*`). */
 export type AllowedHosts = { readonly any: true } | { readonly any: false; readonly names: readonly string[] };
@@ -54,7 +54,10 @@ export interface LocalBackendConfig {
   /** stdio: the session id was generated, so no later process can reach its workspace again. */
   readonly stdioSessionGenerated: boolean;
   readonly isolation: LocalIsolation;
+  /** `--local-network`; `auto` is already `proxy` when an egress flag was given. */
   readonly network: LocalNetwork;
+  /** With `proxy`: the egress gateway's routes and audit file, checked (the kubeconfig read) at load. */
+  readonly egress?: LocalEgressConfig;
   /** `--local-ro-bind`; checked against the state dir and key files by the backend at start. */
   readonly readOnlyBinds: readonly string[];
   /** `--local-max-processes`, `--local-max-memory`, `--local-max-disk`, `--local-max-output`: undefined = the default, `off` = none. */

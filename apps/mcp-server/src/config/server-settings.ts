@@ -9,6 +9,7 @@ export const SERVER = 'Server';
 export const TOOL = 'Tool';
 export const SECURITY = 'HTTP security';
 export const LOCAL = 'Local backend (--backend local)';
+export const EGRESS = 'Egress gateway (--backend local: --local-network proxy)';
 export const KUBE = 'Kubernetes backend (--backend kubernetes)';
 export const OTHER = OTHER_GROUP;
 
@@ -90,12 +91,12 @@ export class ServerSettings extends SandboxSettings {
   @OneOf(['auto', 'bwrap', 'none'])
   localIsolation!: LocalIsolation;
 
-  @Flag('local-network', { group: LOCAL, valueName: 'auto|isolated|host|none', default: 'auto', description: 'Network of local sandboxes: isolated (own namespace, outbound through slirp4netns, no host loopback), none (no network), host (shared with the server: sandboxes reach its port and every loopback service); auto = isolated where slirp4netns works, else host with a warning.' })
-  @OneOf(['auto', 'isolated', 'host', 'none'])
+  @Flag('local-network', { group: LOCAL, valueName: 'auto|isolated|proxy|host|none', default: 'auto', description: 'Network of local sandboxes: isolated (own namespace, outbound through slirp4netns, no host loopback), proxy (loopback only; out only through the egress gateway and its --egress-* routes, credentials injected), none (no network), host (shared with the server: sandboxes reach its port and every loopback service); auto = proxy when an --egress-* flag is given, else isolated where slirp4netns works, else host with a warning.' })
+  @OneOf(['auto', 'isolated', 'proxy', 'host', 'none'])
   // Only bubblewrap can give a sandbox its own network namespace (docs/local-backend.md, "Network").
   @Satisfies(
     'needsBubblewrap',
-    (network: string, s: ServerSettings) => !(s.backend === 'local' && (network === 'none' || network === 'isolated') && s.localIsolation === 'none'),
+    (network: string, s: ServerSettings) => !(s.backend === 'local' && ['none', 'isolated', 'proxy'].includes(network) && s.localIsolation === 'none'),
     '$property needs bubblewrap: use localIsolation auto or bwrap',
   )
   localNetwork!: LocalNetwork;
@@ -118,6 +119,16 @@ export class ServerSettings extends SandboxSettings {
 
   @Flag('local-max-output', { group: LOCAL, valueName: 'quantity|off', defaultText: '256Mi', description: 'Most saved full outputs per session (/workspace/.cli-mcp/out), oldest deleted first. off: the agent\'s own retention (512Mi kept).' })
   localMaxOutput?: string;
+
+  // The egress gateway (docs/egress.md); read and checked by readEgress (egress-flags.ts), which loads the kubeconfig.
+  @Flag('egress-allow', { group: EGRESS, type: 'list', repeatable: true, valueName: 'host:port', description: 'A host:port sandboxes may reach through the egress gateway (exact, no wildcards; repeatable; env: comma-separated). Its addresses must be public.' })
+  egressAllow!: string[];
+
+  @Flag('egress-kubeconfig', { group: EGRESS, valueName: 'path', description: 'A kubeconfig whose clusters sandboxes may reach through the gateway, which injects its token or client certificate; sandboxes get a dummy kubeconfig ($KUBECONFIG) with a placeholder token.' })
+  egressKubeconfig?: string;
+
+  @Flag('egress-audit-log', { group: EGRESS, valueName: 'path', description: 'Append one JSON line per egress decision (session, host:port, path without query, status, decision) to this file (0600).' })
+  egressAuditLog?: string;
 
   @Flag('max-sessions', { group: LOCAL, type: 'integer', valueName: 'n', default: '32', description: 'Most sandboxes alive at once; a new session beyond it is refused.' })
   @IntegerRange(1, 10_000)

@@ -5,10 +5,10 @@ import { McpSurface } from './mcp-surface.js';
 import { ProtocolError } from './protocol-error.js';
 
 function setup(config = testConfig()) {
-  const { surface: sut, sessions, metrics } = testSurface(config);
+  const { surface: sut, sessions, metrics, logLines } = testSurface(config);
   const count = async (labels: string): Promise<string | undefined> =>
     (await metrics.render()).split('\n').find((line) => line.startsWith(`mcp_calls_total{server="cli-mcp-server",${labels}}`));
-  return { sut, sessions, count };
+  return { sut, sessions, count, logLines };
 }
 
 const call = { sessionId: 's-1', requestId: 1, progressToken: undefined, signal: new AbortController().signal, sendNotification: async () => undefined };
@@ -23,10 +23,11 @@ describe(McpSurface.name, () => {
     expect(bash?.inputSchema.properties?.['timeout']).toMatchObject({ description: 'Max execution time in seconds (default 45, max 90)' });
   });
 
-  it('refuses an unknown tool as invalid params naming it, and meters the call as a failure', async () => {
-    const { sut, count } = setup();
+  it('refuses an unknown tool as invalid params naming it, meters the call as a failure and logs it like every call', async () => {
+    const { sut, count, logLines } = setup();
     await expect(sut.callTool('python', {}, call)).rejects.toEqual(new ProtocolError(-32602, 'unknown tool "python"'));
     expect(await count('method="tools/call",name="unknown",success="false"')).toMatch(/ 1$/);
+    expect(logLines()).toContainEqual(expect.objectContaining({ event: 'tool_call', session_id: 's-1', outcome: 'rejected', reason: 'unknown_tool', tool: 'python' }));
   });
 
   it('meters tool methods once: what an era adapter reports of them is not counted again (Go §11)', async () => {

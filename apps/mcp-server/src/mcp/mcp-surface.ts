@@ -30,8 +30,8 @@ const SURFACE_METHODS: ReadonlySet<string> = new Set(['tools/list', 'tools/call'
  * What every MCP path serves (issue 19 item 2): HTTP 2025 (SDK v1 adapter), HTTP 2026-07-28 and stdio of either
  * era (SDK v2 adapter) take identity, capabilities, instructions and tools from here, built once from the validated
  * config, and their handlers call `listTools`/`callTool` — the one wrapper that meters (Go §11), starts the
- * sandbox early (C-MCP-13) and refuses unknown tools (C-MCP-4). Call logging and cancel registration are the
- * tool's (BashToolService), so every path gets them too; `cancel` is the one cross-replica cancel route (C-MCP-9).
+ * sandbox early (C-MCP-13) and refuses (and logs) unknown tools (C-MCP-4). Call logging and cancel registration are
+ * the tool's (BashToolService), so every path gets them too; `cancel` is the one cross-replica cancel route (C-MCP-9).
  */
 @Injectable()
 export class McpSurface {
@@ -74,7 +74,12 @@ export class McpSurface {
     let success = false;
     try {
       const tool = this.tools.get(name);
-      if (!tool) throw ProtocolError.invalidParams(`unknown tool ${JSON.stringify(name)}`);
+      if (!tool) {
+        // Logged like every other call outcome (BashToolService logs the tool's own); the name is cut, since it
+        // is the client's text.
+        this.logger.info({ event: 'tool_call', session_id: call.sessionId, outcome: 'rejected', reason: 'unknown_tool', tool: name.slice(0, 64) }, 'tool call rejected');
+        throw ProtocolError.invalidParams(`unknown tool ${JSON.stringify(name)}`);
+      }
       const result = await tool.handler(args, call);
       success = result.isError !== true;
       return result;

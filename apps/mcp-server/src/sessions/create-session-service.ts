@@ -28,7 +28,7 @@ export async function createSessionService(config: ServerConfig, registry: Regis
   const agent = new AgentClient();
   const backend = config.backend === 'kubernetes'
     ? await createKubernetes(config, registry, key.key, agent, metrics, log)
-    : await createLocal(config, key.key, agent, metrics, log);
+    : await createLocal(config, key.key, agent, metrics, registry, log);
   const manager = new SessionManager({ backend, agent, metrics, cacheTtlMs: config.cacheTtlMs });
   return {
     execute: (sessionId, request, signal) => manager.execute(sessionId, request, signal),
@@ -73,9 +73,11 @@ async function createKubernetes(
 }
 
 async function createLocal(
-  config: ServerConfig, hmacKey: Buffer, agent: AgentClient, metrics: SessionMetrics, log: Logger,
+  config: ServerConfig, hmacKey: Buffer, agent: AgentClient, metrics: SessionMetrics, registry: Registry, log: Logger,
 ): Promise<SandboxBackend> {
-  const backend = new LocalBackend(localBackendConfig(config, hmacKey), { agent, metrics, logger: backendLogger(log) });
+  // The gateway's metrics go on the app's registry; its code is loaded only when sandboxes use it (docs/egress.md).
+  const egressMetrics = config.local.network === 'proxy' ? new (await import('@cli-mcp/egress')).PromEgressMetrics(registry) : undefined;
+  const backend = new LocalBackend(localBackendConfig(config, hmacKey), { agent, metrics, egressMetrics, logger: backendLogger(log) });
   // Resolve isolation and lock the state dir now, so a bad setup stops the server at boot.
   await backend.start();
   const posture = backend.posture;
@@ -90,6 +92,7 @@ export function localBackendConfig(config: ServerConfig, hmacKey: Buffer): Local
     hmacKey,
     isolation: config.local.isolation,
     network: config.local.network,
+    egress: config.local.egress,
     resetState: config.local.resetState,
     readOnlyBinds: [...config.local.readOnlyBinds],
     maxProcesses: config.local.maxProcesses,

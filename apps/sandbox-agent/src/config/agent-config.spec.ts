@@ -51,6 +51,26 @@ describe(loadAgentConfig.name, () => {
     expect(long).toEqual({ ok: false, problems: ['SANDBOX_AGENT_SOCKET: must be at most 107 bytes long'] });
   });
 
+  it('reads the token from SANDBOX_AUTH_TOKEN_FD (winning over SANDBOX_AUTH_TOKEN) and reports an unreadable one', () => {
+    const read: number[] = [];
+    const fromFd = loadAgentConfig({ SANDBOX_AUTH_TOKEN_FD: '7', SANDBOX_AUTH_TOKEN: 'env' }, dir, (fd) => (read.push(fd), 'piped\n'));
+    expect(fromFd).toMatchObject({ ok: true, config: { authToken: 'piped' } });
+    expect(read).toEqual([7]);
+    const broken = loadAgentConfig({ SANDBOX_AUTH_TOKEN_FD: '9' }, dir, () => {
+      throw Object.assign(new Error('bad fd'), { code: 'EBADF' });
+    });
+    expect(broken).toEqual({ ok: false, problems: ['SANDBOX_AUTH_TOKEN_FD: cannot read descriptor 9: EBADF'] });
+    expect(loadAgentConfig({ SANDBOX_AUTH_TOKEN_FD: '1' }, dir, () => 'x')).toMatchObject({ ok: false, problems: [expect.stringMatching(/^SANDBOX_AUTH_TOKEN_FD: /)] });
+  });
+
+  it('relays egress only with SANDBOX_EGRESS_SOCKET, on port 3128 unless SANDBOX_EGRESS_PORT says otherwise', () => {
+    expect(loadAgentConfig({}, dir)).toMatchObject({ ok: true, config: { egress: undefined } });
+    expect(loadAgentConfig({ SANDBOX_EGRESS_SOCKET: '/.cli-mcp/egress/gateway.sock' }, dir))
+      .toMatchObject({ ok: true, config: { egress: { socketPath: '/.cli-mcp/egress/gateway.sock', port: 3128 } } });
+    expect(loadAgentConfig({ SANDBOX_EGRESS_SOCKET: '/g.sock', SANDBOX_EGRESS_PORT: '8080' }, dir)).toMatchObject({ ok: true, config: { egress: { port: 8080 } } });
+    expect(loadAgentConfig({ SANDBOX_EGRESS_SOCKET: 'g.sock' }, dir)).toEqual({ ok: false, problems: ['SANDBOX_EGRESS_SOCKET: must be an absolute path (got "g.sock")'] });
+  });
+
   it('resolves a relative output directory against the workdir', () => {
     const r = loadAgentConfig({ SANDBOX_OUTPUT_DIR: 'outs' }, dir);
     expect(r.ok && r.config.outputDir).toBe(join(dir, 'outs'));

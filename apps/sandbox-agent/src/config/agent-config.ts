@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { closeSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { EnvProblems, rawValue, readBoolean, readChoice, readInteger, type Env } from './env-readers.js';
 
@@ -15,8 +15,13 @@ export interface SpillConfig {
 
 /** The agent's whole configuration, validated once at start (C-AG-10). Nothing else reads `process.env`. */
 export interface AgentConfig {
-  /** Non-empty → the agent starts assigned with this token. */
+  /** Non-empty → the agent starts assigned with this token (`SANDBOX_AUTH_TOKEN_FD`, else `SANDBOX_AUTH_TOKEN`). */
   authToken: string | undefined;
+  /**
+   * `SANDBOX_EGRESS_SOCKET` (local `--local-network proxy`, C-EGR-1): the agent relays TCP `127.0.0.1:<port>` (the
+   * sandbox's `HTTP_PROXY`) to the egress gateway's Unix socket, for as long as the sandbox lives.
+   */
+  egress: { socketPath: string; port: number } | undefined;
   port: number;
   host: string;
   /** `SANDBOX_AGENT_SOCKET`: listen on this Unix socket instead of TCP. */
@@ -60,6 +65,9 @@ const GIB = 1024 * MIB;
 /** Variables, defaults and meanings; drives `--help` and mirrors docs/agent.md. */
 export const CONFIG_HELP: ReadonlyArray<readonly [name: string, fallback: string, meaning: string]> = [
   ['SANDBOX_AUTH_TOKEN', '(unset)', 'bearer token; set → start assigned, unset → wait for POST /assign'],
+  ['SANDBOX_AUTH_TOKEN_FD', '(unset)', 'inherited descriptor to read the bearer token from, then closed (wins over SANDBOX_AUTH_TOKEN; keeps it out of every environment)'],
+  ['SANDBOX_EGRESS_SOCKET', '(unset)', 'Unix socket of the egress gateway; set → relay 127.0.0.1:SANDBOX_EGRESS_PORT to it'],
+  ['SANDBOX_EGRESS_PORT', '3128', 'loopback port of the egress relay (the sandbox\'s HTTP_PROXY)'],
   ['SANDBOX_AGENT_PORT', '8090', 'TCP port; 0 picks a free port'],
   ['SANDBOX_AGENT_HOST', '0.0.0.0', 'listen address'],
   ['SANDBOX_AGENT_SOCKET', '(unset)', 'absolute path of a Unix socket to listen on instead of TCP (host and port are then unused)'],
@@ -88,9 +96,22 @@ export function configHelpText(): string {
     'Environment variables:', ...lines, ''].join('\n');
 }
 
+/** Reads an inherited descriptor to its end and closes it (`SANDBOX_AUTH_TOKEN_FD`); a port for tests. */
+export type FdReader = (fd: number) => string;
+
+const readAndClose: FdReader = (fd) => {
+  try {
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+};
+
 /** Validates `env` into an AgentConfig, reporting every problem at once (C-AG-10). */
-export function loadAgentConfig(env: Env = process.env, cwd: string = process.cwd()): ConfigResult {
+export function loadAgentConfig(env: Env = process.env, cwd: string = process.cwd(), readFd: FdReader = readAndClose): ConfigResult {
   const problems = new EnvProblems();
+  const authToken = readAuthToken(env, problems, readFd);
+  const egress = readEgress(env, problems);
   const port = readInteger(env, problems, 'SANDBOX_AGENT_PORT', 8090, 0, 65535);
   const host = rawValue(env, 'SANDBOX_AGENT_HOST')?.trim() || '0.0.0.0';
   const socketPath = readSocketPath(env, problems);
@@ -125,7 +146,8 @@ export function loadAgentConfig(env: Env = process.env, cwd: string = process.cw
   return {
     ok: true,
     config: {
-      authToken: rawValue(env, 'SANDBOX_AUTH_TOKEN'),
+      authToken,
+      egress,
       port, host, socketPath, listenFd, workdir, outputDir, shell,
       shellEnv: buildShellEnv(env),
       defaultTimeoutSeconds, maxTimeoutSeconds, outputBufferBytes, spill,
@@ -134,14 +156,37 @@ export function loadAgentConfig(env: Env = process.env, cwd: string = process.cw
   };
 }
 
+/**
+ * The local backend hands the token over on a pipe (SANDBOX_AUTH_TOKEN_FD) rather than in the environment: under
+ * bubblewrap the sandbox's pid 1 is bubblewrap's own init, whose `/proc/1/environ` — the environment it was started
+ * with — every command can read (issue 20: no agent token visible to bash).
+ */
+function readAuthToken(env: Env, problems: EnvProblems, readFd: FdReader): string | undefined {
+  if (rawValue(env, 'SANDBOX_AUTH_TOKEN_FD') === undefined) return rawValue(env, 'SANDBOX_AUTH_TOKEN');
+  const fd = readInteger(env, problems, 'SANDBOX_AUTH_TOKEN_FD', -1, 3, 65_535);
+  if (fd < 0) return undefined;
+  try {
+    return readFd(fd).trim() || undefined;
+  } catch (error) {
+    problems.add('SANDBOX_AUTH_TOKEN_FD', `cannot read descriptor ${fd}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    return undefined;
+  }
+}
+
+function readEgress(env: Env, problems: EnvProblems): AgentConfig['egress'] {
+  const socketPath = readSocketPath(env, problems, 'SANDBOX_EGRESS_SOCKET');
+  const port = readInteger(env, problems, 'SANDBOX_EGRESS_PORT', 3128, 1, 65_535);
+  return socketPath === undefined ? undefined : { socketPath, port };
+}
+
 /** Linux keeps at most 107 bytes of a socket path (sun_path). */
 const MAX_SOCKET_PATH_BYTES = 107;
 
-function readSocketPath(env: Env, problems: EnvProblems): string | undefined {
-  const raw = rawValue(env, 'SANDBOX_AGENT_SOCKET');
+function readSocketPath(env: Env, problems: EnvProblems, name = 'SANDBOX_AGENT_SOCKET'): string | undefined {
+  const raw = rawValue(env, name);
   if (raw === undefined) return undefined;
-  if (!isAbsolute(raw)) problems.add('SANDBOX_AGENT_SOCKET', 'must be an absolute path', raw);
-  else if (Buffer.byteLength(raw) > MAX_SOCKET_PATH_BYTES) problems.add('SANDBOX_AGENT_SOCKET', `must be at most ${MAX_SOCKET_PATH_BYTES} bytes long`);
+  if (!isAbsolute(raw)) problems.add(name, 'must be an absolute path', raw);
+  else if (Buffer.byteLength(raw) > MAX_SOCKET_PATH_BYTES) problems.add(name, `must be at most ${MAX_SOCKET_PATH_BYTES} bytes long`);
   return raw;
 }
 

@@ -1,6 +1,6 @@
 import type { ExecResponse } from '@cli-mcp/agent-client';
 import { describe, expect, it, vi } from 'vitest';
-import { cancelledBeforeStart } from '../shell/command-result.js';
+import { cancelledBeforeStart } from '../shell/output/command-result.js';
 import { ExecQueue, type QueuedJob } from './exec-queue.js';
 
 /** A strict fake runner: each job stays running until the test finishes it; abort is observable. */

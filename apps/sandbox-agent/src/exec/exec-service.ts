@@ -3,9 +3,9 @@ import type { AgentConfig } from '../config/agent-config.js';
 import { AgentError, AgentErrorCode } from '@cli-mcp/agent-client';
 import type { ExecInput } from '../http/request-bodies.js';
 import type { AgentLog } from '../logging/agent-logger.js';
-import { ShellStartError } from '../shell/bash-process.js';
-import { queuedResponse } from '../shell/yield-responses.js';
-import { cancelledBeforeStart } from '../shell/command-result.js';
+import { ShellStartError } from '../shell/process/bash-process.js';
+import { queuedResponse } from '../shell/jobs/yield-responses.js';
+import { cancelledBeforeStart } from '../shell/output/command-result.js';
 import type { ShellEngine } from '../shell/shell-engine.js';
 import { ExecQueue, type ExecTicket } from './exec-queue.js';
 

@@ -1,7 +1,7 @@
-import type { BackgroundLog } from './background-log.js';
-import type { BashProcess, ShellExit, StreamName, StreamReceiver } from './bash-process.js';
-import { buildCommandChunk, endMarker, startMarker, type ChunkOptions, type RunMode } from './command-script.js';
-import { StreamFramer } from './stream-framer.js';
+import type { BackgroundLog } from './jobs/background-log.js';
+import type { BashProcess, ShellExit, StreamName, StreamReceiver } from './process/bash-process.js';
+import { buildCommandChunk, endMarker, startMarker, type ChunkOptions, type RunMode } from './script/command-script.js';
+import { StreamFramer } from './output/stream-framer.js';
 
 /** Destination of a command's bytes on one stream; `push` → false asks for back-pressure until `onDrain`. */
 export interface ByteSink {

@@ -1,30 +1,30 @@
 import { RUNNING_EXIT_CODE } from '@cli-mcp/agent-client';
-import { BackgroundJobs } from './background-jobs.js';
-import { commandShape } from './command-shape.js';
-import { newNonce, STOP_LIST_SIGNAL } from './command-script.js';
-import { removeBodyDirectory } from './command-body.js';
-import { removeFifoDirectory, type FifoChannel } from './fifo-channel.js';
-import { JobHandoff } from './job-handoff.js';
-import { JobLedger } from './job-ledger.js';
-import { heldEnd, onlyKeptWaits, runningResponse, waitTargets } from './yield-responses.js';
-import { BUSY_REASONS, decideAtYield, runsShell } from './yield-point.js';
+import { BackgroundJobs } from './jobs/background-jobs.js';
+import { commandShape } from './script/command-shape.js';
+import { newNonce, STOP_LIST_SIGNAL } from './script/command-script.js';
+import { removeBodyDirectory } from './script/command-body.js';
+import { removeFifoDirectory, type FifoChannel } from './jobs/fifo-channel.js';
+import { JobHandoff } from './jobs/job-handoff.js';
+import { JobLedger } from './jobs/job-ledger.js';
+import { heldEnd, onlyKeptWaits, runningResponse, waitTargets } from './jobs/yield-responses.js';
+import { BUSY_REASONS, decideAtYield, runsShell } from './jobs/yield-point.js';
 import { readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import type { ExecResponse } from '@cli-mcp/agent-client';
 import type { AgentConfig } from '../config/agent-config.js';
 import type { AgentLog } from '../logging/agent-logger.js';
-import { BackgroundLog } from './background-log.js';
-import type { BashProcess, StreamName } from './bash-process.js';
-import { stopCommand, type StopOutcome } from './command-stopper.js';
-import { buildExecResponse, CANCEL_EXIT_CODE, TIMEOUT_EXIT_CODE } from './command-result.js';
+import { BackgroundLog } from './jobs/background-log.js';
+import type { BashProcess, StreamName } from './process/bash-process.js';
+import { stopCommand, type StopOutcome } from './process/command-stopper.js';
+import { buildExecResponse, CANCEL_EXIT_CODE, TIMEOUT_EXIT_CODE } from './output/command-result.js';
 import { PipeCommand, type CommandEnd } from './pipe-command.js';
 import { PipePhases, type StopReason } from './pipe-phase.js';
-import { groupHasStopped, ignoresHangup, readProcTable } from './proc-table.js';
-import { selectCommandTree } from './process-tree.js';
-import { SpillStore } from './spill-store.js';
-import { ShellSupervisor, type ShellHealth } from './shell-supervisor.js';
-import { StreamSink, type SinkResult } from './stream-sink.js';
+import { groupHasStopped, ignoresHangup, readProcTable } from './process/proc-table.js';
+import { selectCommandTree } from './process/process-tree.js';
+import { SpillStore } from './output/spill-store.js';
+import { ShellSupervisor, type ShellHealth } from './process/shell-supervisor.js';
+import { StreamSink, type SinkResult } from './output/stream-sink.js';
 import { captureShellState } from './shell-state.js';
 import { removeTtyScratch, runTtyCommand } from './tty-command.js';
 
@@ -167,7 +167,7 @@ export class ShellEngine {
     return ended === undefined ? response : { ...response, ended_jobs: ended };
   }
 
-  /** What the tails listed since the last look (command-script.ts JOBS_LISTING); the file is read and removed. */
+  /** What the tails listed since the last look (protocol.sh `__climcp_inline_jobs_listing`); the file is read and removed. */
   private absorbJobs(shell: BashProcess, startedEpoch: number): void {
     let listing: string;
     try {

@@ -1,8 +1,8 @@
 import { existsSync, readlinkSync } from 'node:fs';
-import type { BackgroundLog } from './background-log.js';
-import type { BashProcess } from './bash-process.js';
-import { newNonce } from './command-script.js';
-import { settlesWithin } from './command-stopper.js';
+import type { BackgroundLog } from './jobs/background-log.js';
+import type { BashProcess } from './process/bash-process.js';
+import { newNonce } from './script/command-script.js';
+import { settlesWithin } from './process/command-stopper.js';
 import { PipeCommand, type ByteSink } from './pipe-command.js';
 import type { ShellState } from './tty-command.js';
 

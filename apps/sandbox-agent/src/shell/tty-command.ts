@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stopCommand, type StopOutcome } from './command-stopper.js';
-import { ignoresHangup, readProcTable } from './proc-table.js';
-import { selectCommandTree } from './process-tree.js';
-import type { StreamSink } from './stream-sink.js';
-import { TerminalNormalizer } from './terminal-normalizer.js';
+import { stopCommand, type StopOutcome } from './process/command-stopper.js';
+import { ignoresHangup, readProcTable } from './process/proc-table.js';
+import { selectCommandTree } from './process/process-tree.js';
+import type { StreamSink } from './output/stream-sink.js';
+import { TerminalNormalizer } from './output/terminal-normalizer.js';
 
 /** What a tty command inherits from the persistent shell (documented in docs/agent.md). */
 export interface ShellState {

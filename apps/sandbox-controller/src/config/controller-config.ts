@@ -18,7 +18,7 @@ export interface ControllerConfig {
   readonly logLevel: LogLevelName;
 }
 
-/** The validated configuration of `sandbox-controller --operator` (C-OP-2, C-CFG-1). */
+/** The validated configuration of `sandbox-controller --operator` (C-OP-3, C-CFG-1). */
 export interface OperatorConfig {
   readonly mode: 'operator';
   readonly version: string;

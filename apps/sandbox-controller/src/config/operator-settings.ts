@@ -3,7 +3,7 @@ import { Flag, FlagGroup } from '@cli-mcp/common';
 export const OPERATOR_GROUP = 'Operator (--operator: reconcile CliMcpInstance resources instead of one instance)';
 
 /**
- * The flags of `sandbox-controller --operator` (C-OP-2), declared once. The namespace and images also come from
+ * The flags of `sandbox-controller --operator` (C-OP-3), declared once. The namespace and images also come from
  * the variables OLM sets (`WATCH_NAMESPACE` from `olm.targetNamespaces`; `RELATED_IMAGE_*`, which OLM rewrites
  * for disconnected mirrors): each flag's `envAlias`. Instance settings (image, resources, pool size, timeouts) are
  * each CR's, so the single-instance flags are refused in this mode (load-controller-config.ts).

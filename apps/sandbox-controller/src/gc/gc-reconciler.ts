@@ -3,7 +3,7 @@ import { CLAIMED_AT_ANNOTATION, SESSION_ID_LABEL, assignedSelector, formatTimest
 import { errorText } from '@cli-mcp/common';
 import { isConflict, isNotFound } from '@cli-mcp/kube';
 import { preconditionsOf } from '../kube/controller-kube-api.port.js';
-import { Backoff } from '../reconcile/backoff.js';
+import { Backoff } from '@cli-mcp/common';
 import { withBoundedSignal } from '../reconcile/bounded-signal.js';
 import type { PassResult } from '../reconcile/reconcile-loop.js';
 import type { ReconcilerDeps } from '../reconcile/reconciler-deps.js';

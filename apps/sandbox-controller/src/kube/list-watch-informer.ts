@@ -1,10 +1,9 @@
 import { ListWatch, Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import { KubeRequestMetrics, type KubeResource } from '@cli-mcp/kube';
-import { errorText, type Clock } from '@cli-mcp/common';
+import { Backoff, errorText, type Clock } from '@cli-mcp/common';
 import { sendKubeRequest, type KubeRequestOptions } from '@cli-mcp/kube/client-node';
 import type { Registry } from 'prom-client';
 import type { ControllerLogger } from '../controller-logger.js';
-import { Backoff } from '../reconcile/backoff.js';
 import type { ObjectChange, ObjectInformer } from './object-informer.port.js';
 
 export interface ListWatchInformerOptions<T extends KubernetesObject> {

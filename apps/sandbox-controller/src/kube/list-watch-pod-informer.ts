@@ -3,7 +3,7 @@ import type { Clock } from '@cli-mcp/common';
 import type { Registry } from 'prom-client';
 import type { ControllerLogger } from '../controller-logger.js';
 import { ListWatchInformer } from './list-watch-informer.js';
-import type { PodChange, PodInformer } from './pod-informer.port.js';
+import type { PodChange, PodInformer } from '@cli-mcp/kube';
 
 export interface ListWatchPodInformerOptions {
   kubeConfig: KubeConfig;

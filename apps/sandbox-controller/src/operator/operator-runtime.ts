@@ -42,7 +42,7 @@ export interface OperatorPorts extends ProcessPorts {
 }
 
 /**
- * `sandbox-controller --operator` (C-OP-2, C-OP-6): every replica runs the informers (followers keep warm caches)
+ * `sandbox-controller --operator` (C-OP-3, C-OP-6): every replica runs the informers (followers keep warm caches)
  * and campaigns for the namespace's operator Lease; the leader runs one reconcile loop per CliMcpInstance
  * (coalescing, with back-off) plus each instance's pool and GC, all stopped the moment leadership ends. Every
  * informer event is routed to the instance it concerns (a child by its owner reference, a pod or Secret by its

@@ -4,7 +4,7 @@ import { errorText } from '@cli-mcp/common';
 import { isAlreadyExists, isConflict, isNotFound } from '@cli-mcp/kube';
 import { preconditionsOf } from '../kube/controller-kube-api.port.js';
 import { errorReason, type PoolDeletionReason } from '../metrics/controller-metrics.js';
-import { Backoff } from '../reconcile/backoff.js';
+import { Backoff } from '@cli-mcp/common';
 import { withBoundedSignal } from '../reconcile/bounded-signal.js';
 import type { PassResult } from '../reconcile/reconcile-loop.js';
 import type { ReconcilerDeps } from '../reconcile/reconciler-deps.js';

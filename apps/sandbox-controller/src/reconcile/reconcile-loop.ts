@@ -1,6 +1,6 @@
 import { errorText, type Clock } from '@cli-mcp/common';
 import type { ControllerLogger } from '../controller-logger.js';
-import { Backoff } from './backoff.js';
+import { Backoff } from '@cli-mcp/common';
 
 /** What one pass asks for: run again after this long (soonest expiry, a back-off), or only on the next trigger. */
 export interface PassResult {

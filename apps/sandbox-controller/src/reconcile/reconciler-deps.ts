@@ -1,7 +1,7 @@
 import type { Clock } from '@cli-mcp/common';
 import type { ControllerLogger } from '../controller-logger.js';
 import type { ControllerKubeApi } from '../kube/controller-kube-api.port.js';
-import type { PodInformer } from '../kube/pod-informer.port.js';
+import type { PodInformer } from '@cli-mcp/kube';
 import type { ReconcilerMetrics } from '../metrics/controller-metrics.js';
 
 /** What every reconciler (pool, GC) reads, writes and is timed with. */

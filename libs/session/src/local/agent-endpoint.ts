@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UNIX_URL_PREFIX } from '@cli-mcp/agent-client';
@@ -26,6 +26,11 @@ export interface AgentEndpoints {
   /** Once at start-up: checks and cleans what earlier servers left. Throws a SessionError naming the flag. */
   prepare(): Promise<void>;
   allocate(): Promise<AgentEndpoint>;
+  /**
+   * A listening socket this server keeps, at a fresh path beside the agents' (no sandbox sees the directory):
+   * the egress gateway's per-sandbox socket (docs/egress.md). Closing the server removes the path.
+   */
+  bindListener?(suffix: string): Promise<{ server: Server; path: string }>;
   /** At shutdown: removes what `prepare` made outside the state dir. */
   close?(): Promise<void>;
 }
@@ -97,13 +102,22 @@ export class UnixSocketEndpoints implements AgentEndpoints {
     };
   }
 
+  async bindListener(suffix: string): Promise<{ server: Server; path: string }> {
+    const path = join(this.dir, `${randomBytes(8).toString('hex')}${suffix}`);
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(path, resolve));
+    return { server, path };
+  }
+
   async close(): Promise<void> {
     if (this.fallback) await rm(this.fallback, { recursive: true, force: true });
   }
 }
 
 const SOCKET_SUFFIX = '.sock';
+/** The longest name a socket in the directory gets (the egress gateway's, `bindListener`). */
+export const EGRESS_SOCKET_SUFFIX = '.egress.sock';
 
 function fits(socketsDir: string): boolean {
-  return Buffer.byteLength(join(socketsDir, `${'x'.repeat(16)}${SOCKET_SUFFIX}`)) <= MAX_SOCKET_PATH_BYTES;
+  return Buffer.byteLength(join(socketsDir, `${'x'.repeat(16)}${EGRESS_SOCKET_SUFFIX}`)) <= MAX_SOCKET_PATH_BYTES;
 }

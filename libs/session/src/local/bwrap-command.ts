@@ -3,8 +3,11 @@ import { isWithin, SANDBOX_WORKSPACE, STAGED_DIRS, type SandboxView, type ViewMo
 /** The outer level's tmpfs the agent's files are copied into (never visible in the sandbox under this name). */
 const STAGE = '/.stage';
 
-/** The network a sandbox gets once `auto` is resolved (docs/local-backend.md "Network"). */
-export type SandboxNetworkMode = 'isolated' | 'host' | 'none';
+/**
+ * The network a sandbox gets once `auto` is resolved (docs/local-backend.md "Network"); `proxy` is `none`'s empty
+ * namespace, with the egress gateway's socket mounted in (docs/egress.md).
+ */
+export type SandboxNetworkMode = 'isolated' | 'host' | 'none' | 'proxy';
 
 /** An unprivileged identity for sandboxes of a server running as root (docs/local-backend.md "Sandbox user"). */
 export interface SandboxUser {
@@ -99,7 +102,7 @@ function innerArgs(input: BwrapCommandInput): string[] {
     if (size !== undefined) args.push('--size', String(size));
     args.push('--tmpfs', dir);
   }
-  input.view.files.forEach((file, index) => args.push('--ro-bind-data', String(input.fileFds[index]), file.dest));
+  input.view.files.forEach((file, index) => args.push(file.writable ? '--bind-data' : '--ro-bind-data', String(input.fileFds[index]), file.dest));
   args.push('--remount-ro', '/');
   if (input.view.mounts.some((mount) => mount.dest === SANDBOX_WORKSPACE)) args.push('--chdir', SANDBOX_WORKSPACE);
   args.push('--', ...input.command);

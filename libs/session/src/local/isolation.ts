@@ -43,6 +43,7 @@ export const HOST_NETWORK_WARNING =
  * naming its flag, since silently running with less isolation than asked for is worse than not starting.
  */
 export async function resolvePosture(isolation: LocalIsolation, network: LocalNetwork, probes: PostureProbes): Promise<SandboxPosture> {
+  if (isolation === 'none' && network === 'proxy') throw unusable(PROXY_NEEDS_BUBBLEWRAP('--local-isolation=none turns it off'));
   if (isolation === 'none') return withoutIsolation();
   const wanted: SandboxNetworkMode = network === 'auto' ? 'isolated' : network;
   const probe = probes.bwrapProbe(wanted);
@@ -51,6 +52,8 @@ export async function resolvePosture(isolation: LocalIsolation, network: LocalNe
     if (isolation === 'bwrap') {
       throw unusable(`--local-isolation=bwrap but bubblewrap is not usable: ${bwrap.detail}; install bubblewrap (and allow unprivileged user namespaces) or use --local-isolation=none`);
     }
+    // Egress through the gateway is only enforced by a sandbox without any other network (C-EGR-1).
+    if (network === 'proxy') throw unusable(PROXY_NEEDS_BUBBLEWRAP(`it is not usable here: ${bwrap.detail}`));
     if (network === 'isolated' || network === 'none') {
       // Without bubblewrap nothing can take the network away: refuse rather than run sandboxes with it.
       throw unusable(`--local-network=${network} needs bubblewrap isolation, which is not usable here: ${bwrap.detail}; install bubblewrap (and allow unprivileged user namespaces) or use --local-network=host`);
@@ -72,6 +75,10 @@ export async function resolvePosture(isolation: LocalIsolation, network: LocalNe
   if (network === 'isolated') throw unusable(`--local-network=isolated: ${problem}; fix that or use --local-network=host or none`);
   return { isolation: 'bwrap', network: 'host', user, warnings: [`${HOST_NETWORK_WARNING} (--local-network=auto: ${problem})`] };
 }
+
+const PROXY_NEEDS_BUBBLEWRAP = (why: string): string =>
+  `--local-network=proxy (the egress gateway, also implied by any --egress-* flag) needs bubblewrap to keep sandboxes off every other network, but ${why}; ` +
+  'install bubblewrap (Debian package "bubblewrap") and allow unprivileged user namespaces';
 
 /** The usual cause on a workstation, said plainly: the tun device's mode (udev's default makes it 0666). */
 function tunHint(detail: string): string {

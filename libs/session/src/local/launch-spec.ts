@@ -3,7 +3,7 @@ import { AGENT_NODE_FLAGS } from '@cli-mcp/common';
 import type { AgentEndpoint } from './agent-endpoint.js';
 import { buildBwrapCommand, type BwrapCommandInput } from './bwrap-command.js';
 import { FIRST_EXTRA_FD, type LaunchFd, type LaunchSpec } from './process-launcher.js';
-import { SANDBOX_NODE, SANDBOX_WORKSPACE } from './sandbox-view.js';
+import { SANDBOX_WORKSPACE } from './sandbox-view.js';
 
 /** PATH inside sandboxes: system directories only, never the server's PATH (C-AUTH-2: no server env leaks). */
 export const SANDBOX_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -15,8 +15,11 @@ const RESERVED_ENV = /^(SANDBOX_|HOME$|NODE_OPTIONS$)/;
 export interface AgentEnvInput {
   /** Workspace as the agent sees it (`/workspace` under bwrap, the host path otherwise). */
   workdir: string;
-  /** Absent for warm agents: they start unassigned and get their token via `/assign`. */
-  token?: string;
+  /**
+   * The descriptor the agent reads its token from (`SANDBOX_AUTH_TOKEN_FD`); absent for warm agents, which start
+   * unassigned and get their token via `/assign`.
+   */
+  tokenFd?: number;
   hostEnv: Record<string, string | undefined>;
   extraEnv?: Record<string, string>;
   /** How the agent listens (agent-endpoint.ts, e.g. `SANDBOX_AGENT_SOCKET`) and the server's agent settings. */
@@ -45,7 +48,7 @@ export function buildAgentEnv(input: AgentEnvInput): Record<string, string> {
     // The agent logs JSON to stderr, which the backend only keeps a tail of for crash reports.
     SANDBOX_LOG_LEVEL: 'warn',
   }, input.endpointEnv);
-  if (input.token !== undefined) env.SANDBOX_AUTH_TOKEN = input.token;
+  if (input.tokenFd !== undefined) env.SANDBOX_AUTH_TOKEN_FD = String(input.tokenFd);
   return env;
 }
 
@@ -68,23 +71,32 @@ export function buildLaunchSpec(input: LaunchInput): LaunchSpec {
   // The listening socket first, so it is LISTEN_FD whatever follows (agent-endpoint.ts).
   const listenFd = input.endpoint?.listenFd;
   const extraFds: LaunchFd[] = listenFd === undefined ? [] : [{ kind: 'inherit', fd: listenFd }];
+  // The token travels on a pipe, never in an environment: under bubblewrap the sandbox's pid 1 (bubblewrap's init)
+  // keeps the environment it was started with, and every command can read its /proc/1/environ (issue 20).
+  const tokenFd = input.token === undefined ? undefined : FIRST_EXTRA_FD + extraFds.push({ kind: 'data', content: input.token }) - 1;
   if (input.isolation === 'none') {
-    const env = buildAgentEnv({ ...envInput(input), workdir: input.workspaceHostDir });
+    const env = buildAgentEnv({ ...envInput(input, tokenFd), workdir: input.workspaceHostDir });
     return { command: input.nodePath, args: [...AGENT_NODE_FLAGS, input.agentEntry], env, cwd: input.workspaceHostDir, extraFds };
   }
   if (!input.bwrap) throw new Error('bwrap isolation needs a sandbox view');
-  const env = buildAgentEnv({ ...envInput(input), workdir: SANDBOX_WORKSPACE });
+  const env = buildAgentEnv({ ...envInput(input, tokenFd), workdir: SANDBOX_WORKSPACE });
   const infoFd = input.bwrap.network === 'isolated' ? FIRST_EXTRA_FD + extraFds.push({ kind: 'info' }) - 1 : undefined;
   const fileFds = input.bwrap.view.files.map((file) => FIRST_EXTRA_FD + extraFds.push({ kind: 'data', content: file.content }) - 1);
+  // The Node binary is not mounted: a bind mount's root field in the sandbox's /proc/self/mountinfo is its host
+  // path (a Node under a home or a checkout names them, issue 22 item 3). The sandbox execs it from an inherited
+  // descriptor instead, which passes both bubblewrap levels; the kernel needs no path in the sandbox's view for
+  // it. bash closes every descriptor beyond 0-2 when it starts (SHELL_SETUP), and the agent is non-dumpable, so no
+  // command can read the descriptor's link either.
+  const nodeFd = FIRST_EXTRA_FD + extraFds.push({ kind: 'file', path: input.nodePath }) - 1;
   const { command, args } = buildBwrapCommand({
-    ...input.bwrap, infoFd, fileFds, command: [SANDBOX_NODE, ...AGENT_NODE_FLAGS, input.bwrap.view.agentEntry],
+    ...input.bwrap, infoFd, fileFds, command: [`/proc/self/fd/${nodeFd}`, ...AGENT_NODE_FLAGS, input.bwrap.view.agentEntry],
   });
   return { command, args, env, cwd: input.workspaceHostDir, extraFds };
 }
 
-function envInput(input: LaunchInput): Omit<AgentEnvInput, 'workdir'> {
+function envInput(input: LaunchInput, tokenFd: number | undefined): Omit<AgentEnvInput, 'workdir'> {
   return {
-    token: input.token, hostEnv: input.hostEnv, extraEnv: input.extraEnv,
+    tokenFd, hostEnv: input.hostEnv, extraEnv: input.extraEnv,
     endpointEnv: { ...input.agentEnv, ...input.endpoint?.env },
   };
 }

@@ -141,7 +141,7 @@ describe('LocalBackend with --local-network host', () => {
     const stateDir = stateDirForTest();
     const { backend, launcher } = make({ isolation: 'none', network: 'host', endpoints: undefined, workspaces: new FakeWorkspaces(stateDir) });
     const handle = await backend.acquire('s1', never());
-    expect(launcher.launched[0]!.spec).toMatchObject({ env: { SANDBOX_AGENT_LISTEN_FD: '4' }, extraFds: [{ kind: 'inherit' }] });
+    expect(launcher.launched[0]!.spec).toMatchObject({ env: { SANDBOX_AGENT_LISTEN_FD: '4' }, extraFds: [{ kind: 'inherit' }, { kind: 'data' }] });
     expect(handle.agentUrl).toMatch(new RegExp(`^unix:${stateDir}/sockets/[0-9a-f]{16}\\.sock$`));
   });
 });

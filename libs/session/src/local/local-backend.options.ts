@@ -1,4 +1,5 @@
 import type { AgentClient } from '@cli-mcp/agent-client';
+import type { Dialer, EgressMetrics, Kubeconfig, Resolver } from '@cli-mcp/egress';
 import type { Clock } from '@cli-mcp/common';
 import type { DiskUsage } from './bounds/disk-usage.js';
 import type { ProcessTable } from './bounds/memory-monitor.js';
@@ -18,10 +19,26 @@ import type { WorkspaceStore } from './workspace-store.js';
 export type LocalIsolation = 'auto' | 'bwrap' | 'none';
 /**
  * `isolated`: own network namespace with outbound access through slirp4netns, no way to the host's loopback;
- * `none`: own empty network namespace; `host`: the host's network; `auto`: isolated where slirp4netns works, else
- * host with a warning (docs/local-backend.md "Network", C-SEC-2).
+ * `none`: own empty network namespace; `proxy`: own loopback-only namespace whose only way out is the egress
+ * gateway (docs/egress.md, C-EGR-1); `host`: the host's network; `auto`: isolated where slirp4netns works, else
+ * host with a warning (docs/local-backend.md "Network", C-SEC-2). The server's configuration turns `auto` into
+ * `proxy` when an egress flag is given.
  */
-export type LocalNetwork = 'auto' | 'isolated' | 'host' | 'none';
+export type LocalNetwork = 'auto' | 'isolated' | 'host' | 'none' | 'proxy';
+
+/**
+ * The egress of `--local-network proxy` (docs/egress.md), as the server's configuration validated it: the
+ * routes and where the audit goes. Reading and checking the kubeconfig is the configuration's; nothing here is
+ * checked again.
+ */
+export interface LocalEgressConfig {
+  /** `--egress-allow`: canonical `host:port` authorities. */
+  readonly allow: readonly string[];
+  /** `--egress-kubeconfig`: its path and its parsed content, whose routes the configuration checked. */
+  readonly kubeconfig?: { readonly path: string; readonly config: Kubeconfig };
+  /** `--egress-audit-log`: a file the audit lines are appended to (0600); unset = no audit file. */
+  readonly auditLog?: string;
+}
 
 export type SessionEndReason = 'released' | 'idle' | 'crashed';
 
@@ -76,6 +93,8 @@ export interface LocalBackendConfig {
   secretPaths?: string[];
   /** Extra variables for every sandbox (e.g. a PATH with more tools). `SANDBOX_*` and `HOME` cannot be set. */
   extraEnv?: Record<string, string>;
+  /** With `network: 'proxy'`: the gateway's routes and audit (default: no route, no audit file). */
+  egress?: LocalEgressConfig;
 }
 
 /**
@@ -130,6 +149,11 @@ export interface LocalBackendDeps {  /** Built agent entry; default the bundle `
   onSessionEnded?: (sessionId: string, reason: SessionEndReason) => void;
   agent?: LocalAgentPort;
   metrics?: SessionMetrics;
+  /** The egress gateway's metrics, on the server's registry (`PromEgressMetrics`); default none. */
+  egressMetrics?: EgressMetrics;
+  /** How the egress gateway resolves names and dials addresses; default DNS and TCP. Ports for tests. */
+  egressResolver?: Resolver;
+  egressDialer?: Dialer;
   logger?: LocalBackendLogger;
   clock?: Clock;
   launcher?: ProcessLauncher;

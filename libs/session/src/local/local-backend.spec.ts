@@ -18,7 +18,9 @@ describe(LocalBackend.name, () => {
       expect(workspaces.sessions.get('s1')).toBe('/state/sessions/s1/workspace');
       const spec = launcher.launched[0]!.spec;
       expect(spec).toMatchObject({ command: '/usr/bin/node', args: ['--max-semi-space-size=1', '/repo/dist/apps/sandbox-agent/src/main.js'], cwd: '/state/sessions/s1/workspace' });
-      expect(spec.env.SANDBOX_AUTH_TOKEN).toBe(first.token);
+      // The token on a pipe, never in an environment (issue 20: bubblewrap's init keeps its environment readable).
+      expect(spec.extraFds?.[1]).toEqual({ kind: 'data', content: first.token });
+      expect(spec.env.SANDBOX_AUTH_TOKEN_FD).toBe('5');
       // The agent inherits the socket the server bound (issue 22): first of the extra descriptors, so fd 4.
       expect(spec.extraFds?.[0]).toEqual({ kind: 'inherit', fd: 99 });
       expect(spec.env.SANDBOX_AGENT_LISTEN_FD).toBe('4');
@@ -243,7 +245,7 @@ describe(LocalBackend.name, () => {
       await backend.start();
       await flush();
       expect(launcher.launched).toHaveLength(2);
-      expect(launcher.launched.every((p) => p.spec.env.SANDBOX_AUTH_TOKEN === undefined)).toBe(true);
+      expect(launcher.launched.every((p) => p.spec.env.SANDBOX_AUTH_TOKEN_FD === undefined)).toBe(true);
       expect(backend.warmReady).toBe(2);
       const claimed = await backend.acquire('s1', never());
       expect(claimed).toMatchObject({ path: 'claim', agentUrl: 'unix:/state/sockets/0.sock', recreated: false });

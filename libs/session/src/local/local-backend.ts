@@ -143,16 +143,16 @@ export class LocalBackend implements SandboxBackend {
   async end(sessionId: string): Promise<void> {
     if (!this.starting) return;
     await this.start();
-    await this.locks.run(sessionId, () => this.sessions.end(sessionId, false));
+    await this.locks.run(sessionId, () => this.sessions.end(sessionId, false, this.running));
   }
 
   /** Fails (503) when sandboxes cannot start; reports the isolation actually in force either way (C-SEC-4). */
   async checkHealth(): Promise<BackendHealth> {
     await this.start();
     this.assertOpen();
-    const { posture, probe, bounds } = this.running!;
+    const { posture, probe, bounds, egress } = this.running!;
     await this.health.check(probe);
-    return { details: postureDetails(posture, bounds) };
+    return { details: postureDetails(posture, bounds, egress?.report) };
   }
 
   /**
@@ -165,6 +165,8 @@ export class LocalBackend implements SandboxBackend {
       this.reaper.stop();
       this.running?.claimer?.close();
       this.sessions.forgetAll();
+      // Egress ends now, not after the agents' stop grace: no session's traffic outlives the server's decision.
+      await this.running?.egress?.close().catch((error: unknown) => this.logger.warn('closing the egress gateway failed', { error: messageOf(error) }));
       await this.running?.spawner.stopAll(this.options.stopGraceMs ?? LOCAL_DEFAULTS.stopGraceMs);
       await this.running?.endpoints.close?.().catch((error: unknown) => this.logger.warn('removing the agent socket directory failed', { error: messageOf(error) }));
       if (this.prepared) await this.workspaces.close().catch((error: unknown) => this.logger.warn('cleaning the state dir failed', { error: messageOf(error) }));
@@ -191,7 +193,7 @@ export class LocalBackend implements SandboxBackend {
         // Activity after the timer fired re-tracked the session: it is not idle any more.
         if (this.stopping || this.reaper.has(sessionId) || !this.sessions.has(sessionId)) return;
         this.logger.info('releasing an idle session', { sessionId });
-        await this.sessions.end(sessionId, true);
+        await this.sessions.end(sessionId, true, this.running);
       })
       .catch((error: unknown) => this.logger.warn('releasing an idle session failed', { sessionId, error: messageOf(error) }));
   }

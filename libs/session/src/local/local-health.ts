@@ -2,6 +2,7 @@ import { delimiter, dirname, join } from 'node:path';
 import type { Clock } from '@cli-mcp/common';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { CommandRunner } from './command-runner.js';
+import type { EgressReport } from './egress/local-egress.port.js';
 import type { HostFs } from './host-fs.js';
 import { probeBash, probeCommand, type SandboxPosture } from './isolation.js';
 
@@ -38,11 +39,15 @@ export class LocalHealth {
 }
 
 /** `/health` details (C-SEC-2, C-SEC-4): what isolation is really in force, and every warning about it. */
-export function postureDetails(posture: SandboxPosture, bounds?: { report: Readonly<Record<string, string>>; warnings: readonly string[] }): Record<string, unknown> {
+export function postureDetails(
+  posture: SandboxPosture, bounds?: { report: Readonly<Record<string, string>>; warnings: readonly string[] }, egress?: EgressReport,
+): Record<string, unknown> {
   const warnings = [...posture.warnings, ...(bounds?.warnings ?? [])];
   return {
     isolation: posture.isolation,
     network: posture.network,
+    // `proxy`: the only ways out (hosts and kinds, never a credential) and where decisions are written.
+    ...(egress ? { egress } : {}),
     sandbox_user: posture.isolation === 'none' || posture.user === 'server' ? 'server user' : `uid ${posture.user.uid}`,
     // Each bound's value and the layer that enforces it (issue 22), e.g. `tasks: "1024 (cgroupfs)"`.
     ...(bounds ? { bounds: bounds.report } : {}),

@@ -102,8 +102,12 @@ export class LocalSessions {
     return entry && runtime.spawner.peekStopReason(entry.workspace);
   }
 
-  /** Stops the session's agent and deletes its workspace; `lostState`: reaped (its next use is "recreated"). */
-  async end(sessionId: string, lostState: boolean): Promise<void> {
+  /**
+   * Stops the session's agent and deletes its workspace; `lostState`: reaped (its next use is "recreated"). Its
+   * egress ends first, before the agent's stop grace: the gateway refuses its traffic at once (C-EGR-6).
+   */
+  async end(sessionId: string, lostState: boolean, runtime?: SandboxRuntime): Promise<void> {
+    await runtime?.egress?.revoke(sessionId);
     const entry = this.entries.get(sessionId);
     this.entries.delete(sessionId);
     this.deps.reaper.forget(sessionId);
@@ -152,6 +156,8 @@ export class LocalSessions {
   }
 
   private adopt(entry: SessionEntry, agent: StartedAgent, path: 'create' | 'claim'): void {
+    // The sandbox's gateway socket speaks for this session from now on (a warm one spoke for nobody).
+    agent.egress?.assign(entry.sessionId);
     adoptAgent(entry, agent, path, (crashed, exit) => {
       this.deps.onGone(entry.sessionId);
       if (!crashed) return;

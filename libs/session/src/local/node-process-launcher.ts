@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import {
   describeExit, FIRST_EXTRA_FD, type AgentProcess, type LaunchSpec, type ProcessExit, type ProcessLauncher,
@@ -18,16 +18,26 @@ const INFO_MAX_BYTES = 4096;
 export class NodeProcessLauncher implements ProcessLauncher {
   launch(spec: LaunchSpec): AgentProcess {
     const extra = spec.extraFds ?? [];
-    const child = spawn(spec.command, spec.args, {
-      cwd: spec.cwd,
-      env: spec.env,
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe', ...extra.map((fd) => (fd.kind === 'inherit' ? fd.fd : 'pipe' as const))],
-      detached: true,
-    });
+    // `file` descriptors are ours only for the spawn: the child holds its own copy (without close-on-exec).
+    const opened = extra.map((fd) => (fd.kind === 'file' ? openSync(fd.path, 'r') : undefined));
+    let child: ChildProcess;
+    try {
+      child = spawn(spec.command, spec.args, {
+        cwd: spec.cwd,
+        env: spec.env,
+        stdio: ['ignore', 'ignore', 'pipe', 'pipe', ...extra.map((fd, index) => {
+          if (fd.kind === 'inherit') return fd.fd;
+          return opened[index] ?? ('pipe' as const);
+        })],
+        detached: true,
+      });
+    } finally {
+      for (const fd of opened) if (fd !== undefined) closeSync(fd);
+    }
     let info: Readable | undefined;
     extra.forEach((fd, index) => {
       const stream = child.stdio[FIRST_EXTRA_FD + index] as (Readable & Writable) | null;
-      if (!stream || fd.kind === 'inherit') return;
+      if (!stream || fd.kind === 'inherit' || fd.kind === 'file') return;
       stream.on('error', () => undefined);
       if (fd.kind === 'data') stream.end(fd.content);
       else info = stream;

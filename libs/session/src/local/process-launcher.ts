@@ -8,7 +8,8 @@ export interface LaunchSpec {
   /**
    * Descriptors from fd 4 on, in order: `inherit` passes one of this process's descriptors (the agent's listening
    * socket, agent-endpoint.ts), `info` is read for bubblewrap's `--info-fd` JSON (the sandbox's pid), `data` is a
-   * pipe carrying `content` (bubblewrap's `--ro-bind-data`).
+   * pipe carrying `content` (bubblewrap's `--ro-bind-data`), `file` opens `path` read-only for the child alone (the
+   * Node binary a sandbox execs as `/proc/self/fd/N`, launch-spec.ts).
    */
   extraFds?: readonly LaunchFd[];
 }
@@ -16,7 +17,8 @@ export interface LaunchSpec {
 export type LaunchFd =
   | { readonly kind: 'inherit'; readonly fd: number }
   | { readonly kind: 'info' }
-  | { readonly kind: 'data'; readonly content: string };
+  | { readonly kind: 'data'; readonly content: string }
+  | { readonly kind: 'file'; readonly path: string };
 
 /** First descriptor of `LaunchSpec.extraFds` (0–2 are stdio, 3 is the agent's ready pipe). */
 export const FIRST_EXTRA_FD = 4;

@@ -27,7 +27,6 @@ export interface SandboxPlanInput {
   bwrapPath: string;
   slirpPath: string;
   setprivPath: string;
-  nodePath: string;
   agentEntry: string;
   stateDir: string;
   readOnlyBinds: readonly string[];
@@ -77,7 +76,7 @@ export async function planSandboxes(input: SandboxPlanInput): Promise<SandboxPla
   });
   const hostResolvConf = (await input.hostFs.readText('/etc/resolv.conf')) ?? '';
   const viewBase: ViewBase = await planViewBase({
-    hostFs: input.hostFs, nodePath: input.nodePath, agentEntry: input.agentEntry, extraReadOnly,
+    hostFs: input.hostFs, agentEntry: input.agentEntry, extraReadOnly,
     resolvConf: sandboxResolvConf(hostResolvConf, posture.network),
   });
   const attacher = posture.network === 'isolated' ? (input.attacher ?? slirp()) : undefined;

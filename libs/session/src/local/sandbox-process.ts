@@ -1,6 +1,7 @@
 import { classifyAgentFailure } from '../agent-failure.js';
 import { delay, type Clock } from '@cli-mcp/common';
 import { SessionError, SessionErrorCode } from '../session-error.js';
+import type { SandboxEgress } from './egress/local-egress.port.js';
 import type { LocalAgentPort } from './local-backend.options.js';
 import { type AgentProcess, type LaunchSpec, type ProcessLauncher } from './process-launcher.js';
 
@@ -8,6 +9,8 @@ export interface StartedAgent {
   process: AgentProcess;
   /** `http://127.0.0.1:<port>` or `unix:<socket path>` (agent-endpoint.ts). */
   url: string;
+  /** With `--local-network proxy`: the sandbox's gateway socket, assigned to the session that adopts it. */
+  egress?: SandboxEgress;
 }
 
 export interface StartOptions {

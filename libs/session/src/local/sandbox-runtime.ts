@@ -1,4 +1,5 @@
 import type { AgentEndpoints } from './agent-endpoint.js';
+import type { LocalEgress } from './egress/local-egress.port.js';
 import type { Clock } from '@cli-mcp/common';
 import { planBounds, tmpfsSizeProblem, type BoundsPlan } from './bounds/bounds-plan.js';
 import { DiskMonitor } from './bounds/disk-monitor.js';
@@ -27,6 +28,8 @@ export interface SandboxRuntime {
   probe?: ProbeCommand;
   /** How agents are reached; closed at shutdown. */
   endpoints: AgentEndpoints;
+  /** With `--local-network proxy`: the egress gateway (docs/egress.md); closed first at shutdown. */
+  egress?: LocalEgress;
 }
 
 export interface RuntimeDeps {
@@ -56,7 +59,7 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
     sandboxUser: sandboxUser === 'server' ? undefined : sandboxUser,
     serverUser: { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 },
     bwrapPath, slirpPath: options.slirpPath ?? 'slirp4netns',
-    setprivPath: options.setprivPath ?? 'setpriv', nodePath, agentEntry: deps.agentEntry,
+    setprivPath: options.setprivPath ?? 'setpriv', agentEntry: deps.agentEntry,
     stateDir: deps.workspaces.stateDir, readOnlyBinds: options.readOnlyBinds ?? [], tmpfsSizes: sizeProblem === undefined ? tmpfsSizes(bounds.memoryBytes) : undefined, secretPaths: options.secretPaths ?? [],
     runner: deps.runner, hostFs: deps.hostFs, endpoints: options.endpoints, attacher: options.networkAttacher,
     networkProbe: options.networkProbe,
@@ -64,6 +67,7 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
   const { posture } = plan;
   deps.workspaces.setOwner(posture.isolation === 'bwrap' && posture.user !== 'server' ? posture.user : undefined);
   await plan.endpoints.prepare();
+  const egress = posture.network === 'proxy' ? await startEgress(options, plan.endpoints, deps) : undefined;
   const boundsPlan = await planBounds({
     bounds, runner: deps.runner, cgroupFs: options.cgroupFs, systemdRunPath: options.systemdRunPath, prlimitPath: options.prlimitPath,
   });
@@ -82,12 +86,13 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
     : undefined;
   const spawner = new SandboxSpawner({
     ...plan,
+    egress,
     bounds: boundsPlan,
     diskMonitor,
     memoryMonitor,
     launch: {
-      nodePath, agentEntry: deps.agentEntry, hostEnv: options.hostEnv ?? process.env, extraEnv: options.extraEnv,
-      agentEnv: { ...agentTimeouts(options.defaultTimeoutSeconds, options.maxTimeoutSeconds), ...outputBound(bounds) },
+      nodePath, agentEntry: deps.agentEntry, hostEnv: options.hostEnv ?? process.env, extraEnv: { ...options.extraEnv, ...egress?.sandboxEnv },
+      agentEnv: { ...agentTimeouts(options.defaultTimeoutSeconds, options.maxTimeoutSeconds), ...outputBound(bounds), ...egress?.agentEnv },
     },
   }, {
     launcher: options.launcher ?? new NodeProcessLauncher(), clock: deps.clock, metrics: options.metrics,
@@ -100,8 +105,20 @@ export async function startSandboxRuntime(options: LocalBackendOptions, deps: Ru
     })
     : undefined;
   return {
-    posture, bounds: { report, warnings: boundsWarnings }, spawner, claimer, probe: plan.healthProbe, endpoints: plan.endpoints,
+    posture, bounds: { report, warnings: boundsWarnings }, spawner, claimer, probe: plan.healthProbe, endpoints: plan.endpoints, egress,
   };
+}
+
+/** Loaded only for `--local-network proxy`: the gateway's TLS and X.509 code stays out of every other server. */
+async function startEgress(options: LocalBackendOptions, endpoints: AgentEndpoints, deps: RuntimeDeps): Promise<LocalEgress> {
+  if (!endpoints.bindListener) throw new Error('--local-network proxy needs agent endpoints that can bind the gateway sockets');
+  const { startLocalEgress } = await import('./egress/local-egress.js');
+  const egress = await startLocalEgress({
+    config: options.egress ?? { allow: [] }, bindListener: (suffix) => endpoints.bindListener!(suffix), hostFs: deps.hostFs,
+    metrics: options.egressMetrics, resolver: options.egressResolver, dialer: options.egressDialer,
+  });
+  deps.logger.info('local egress gateway: sandboxes reach only these routes, through 127.0.0.1:3128', { ...egress.report });
+  return egress;
 }
 
 /** C-AG-14: the agent's own bounds are the server's, so no hidden lower cap (the agent defaults to 60/300 s). */

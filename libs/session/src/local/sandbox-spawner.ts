@@ -2,6 +2,8 @@ import type { Clock } from '@cli-mcp/common';
 import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { SessionMetrics } from '../session-metrics.js';
 import type { AgentEndpoint, AgentEndpoints } from './agent-endpoint.js';
+import { egressSocketMount } from './egress/sandbox-egress-env.js';
+import type { LocalEgress, SandboxEgress } from './egress/local-egress.port.js';
 import type { BwrapCommandInput } from './bwrap-command.js';
 import { buildLaunchSpec, type LaunchInput } from './launch-spec.js';
 import type { SandboxPosture } from './isolation.js';
@@ -28,6 +30,8 @@ export interface SpawnerPlan {
   endpoints: AgentEndpoints;
   /** With `posture.network === 'isolated'`. */
   attacher?: NetworkAttacher;
+  /** With `posture.network === 'proxy'`: each sandbox gets a gateway socket and the egress files (docs/egress.md). */
+  egress?: LocalEgress;
   /** The bounds of every sandbox (bounds/bounds-plan.ts), prepared. */
   bounds?: BoundsPlan;
   /** With a workspace bound: stops a sandbox whose workspace grows past it. */
@@ -72,8 +76,12 @@ export class SandboxSpawner {
 
   private async spawnOnce(workspace: string, token: string | undefined, signal: AbortSignal): Promise<StartedAgent> {
     const endpoint = await this.plan.endpoints.allocate();
-    const cgroups = await this.plan.bounds?.cgroups?.forSandbox().catch(async (error: unknown) => {
-      await endpoint.release().catch(() => undefined);
+    let egress: SandboxEgress | undefined;
+    const cgroups = await (async () => {
+      egress = await this.plan.egress?.open();
+      return this.plan.bounds?.cgroups?.forSandbox();
+    })().catch(async (error: unknown) => {
+      await Promise.all([endpoint.release(), egress?.close()]).catch(() => undefined);
       throw error;
     });
     let spawned = false;
@@ -92,6 +100,7 @@ export class SandboxSpawner {
           this.children.delete(child);
           unwatch.forEach((end) => end?.());
           await cgroups?.remove();
+          await egress?.close();
           return endpoint.release();
         }).catch(() => undefined);
         return child;
@@ -99,7 +108,7 @@ export class SandboxSpawner {
     };
     const started = this.options.clock.now();
     try {
-      const agent = await startAgent(tracking, buildLaunchSpec(this.launchInput(workspace, token, endpoint)), {
+      const agent = await startAgent(tracking, buildLaunchSpec(this.launchInput(workspace, token, endpoint, egress)), {
         clock: this.options.clock, readyTimeoutMs: this.options.readyTimeoutMs, signal, urlFor: endpoint.urlFor,
         alongside: this.plan.posture.network === 'isolated' ? (child) => this.attachNetwork(child) : undefined,
       });
@@ -111,9 +120,9 @@ export class SandboxSpawner {
         throw new SessionError(SessionErrorCode.ShuttingDown, 'server is shutting down');
       }
       this.options.metrics?.sandboxReady(Math.max(0, this.options.clock.now() - started) / 1000);
-      return agent;
+      return { ...agent, egress };
     } catch (error) {
-      if (!spawned) await Promise.all([endpoint.release(), cgroups?.remove()]).catch(() => undefined);
+      if (!spawned) await Promise.all([endpoint.release(), cgroups?.remove(), egress?.close()]).catch(() => undefined);
       throw error;
     }
   }
@@ -149,12 +158,13 @@ export class SandboxSpawner {
     await this.plan.bounds?.cgroups?.close();
   }
 
-  private launchInput(workspace: string, token: string | undefined, endpoint: AgentEndpoint): LaunchInput {
+  private launchInput(workspace: string, token: string | undefined, endpoint: AgentEndpoint, egress: SandboxEgress | undefined): LaunchInput {
     const { posture, viewBase, bwrap, launch } = this.plan;
     const input: LaunchInput = { ...launch, isolation: posture.isolation, workspaceHostDir: workspace, token, endpoint };
     if (posture.isolation === 'bwrap') {
       if (!viewBase || !bwrap) throw new SessionError(SessionErrorCode.SandboxUnavailable, 'bubblewrap isolation without a sandbox view');
-      input.bwrap = { ...bwrap, network: posture.network, view: sandboxView(viewBase, workspace) };
+      const extras = egress ? { mounts: [egressSocketMount(egress.hostPath)], files: this.plan.egress?.files } : {};
+      input.bwrap = { ...bwrap, network: posture.network, view: sandboxView(viewBase, workspace, extras) };
     }
     return input;
   }

@@ -3,7 +3,6 @@ import type { HostFs, RootEntry } from './host-fs.js';
 
 /** Where the agent's own files appear in a sandbox (C-SEC-1: bound alone, never the checkout around them). */
 export const SANDBOX_AGENT_DIR = '/.cli-mcp/agent';
-export const SANDBOX_NODE = '/.cli-mcp/node';
 export const SANDBOX_WORKSPACE = '/workspace';
 /**
  * The agent's own files, copied per sandbox into a tmpfs instead of bound (bwrap-command.ts): a bind mount's host
@@ -31,10 +30,14 @@ export type ViewMount =
   | { readonly kind: 'ro-bind' | 'bind'; readonly source: string; readonly dest: string }
   | { readonly kind: 'symlink'; readonly target: string; readonly dest: string };
 
-/** A file the sandbox gets with generated content (e.g. its resolv.conf), mounted read-only. */
+/**
+ * A file the sandbox gets with generated content (e.g. its resolv.conf), mounted read-only unless `writable`: a
+ * writable one is the sandbox's own copy (in bubblewrap's memory), gone with the sandbox.
+ */
 export interface ViewFile {
   readonly dest: string;
   readonly content: string;
+  readonly writable?: boolean;
 }
 
 /** Everything a sandbox can see; nothing else of the host exists in it (deny by default, C-SEC-1). */
@@ -55,7 +58,6 @@ export interface ViewBase {
 
 export interface ViewBaseInput {
   hostFs: HostFs;
-  nodePath: string;
   agentEntry: string;
   /** `--local-ro-bind`, already validated (local-ro-binds.ts). */
   extraReadOnly: readonly string[];
@@ -65,8 +67,8 @@ export interface ViewBaseInput {
 
 /**
  * Plans the server-wide part of the view: the documented system entries of `/` (symlinks stay symlinks, so
- * merged-/usr systems look the same), the agent bundle, node-pty and the Node binary at fixed paths, then the
- * operator's extra read-only paths.
+ * merged-/usr systems look the same), the agent bundle, node-pty and koffi at fixed paths, then the operator's
+ * extra read-only paths. The Node binary is not part of the view (launch-spec.ts execs it from a descriptor).
  */
 export async function planViewBase(input: ViewBaseInput): Promise<ViewBase> {
   const { hostFs } = input;
@@ -85,19 +87,24 @@ export async function planViewBase(input: ViewBaseInput): Promise<ViewBase> {
       }
     }
   }
-  mounts.push({ kind: 'ro-bind', source: await hostFs.realpath(input.nodePath).catch(() => input.nodePath), dest: SANDBOX_NODE });
   for (const path of input.extraReadOnly) mounts.push({ kind: 'ro-bind', source: path, dest: path });
   const files = input.resolvConf === undefined ? [] : [{ dest: await resolvConfDest(hostFs), content: input.resolvConf }];
   return { mounts, files, agentEntry: posix.join(SANDBOX_AGENT_DIR, posix.basename(entryReal)) };
+}
+
+/** What one sandbox adds to the view besides its workspace (the egress gateway's socket, docs/egress.md). */
+export interface SandboxExtras {
+  readonly mounts?: readonly ViewMount[];
+  readonly files?: readonly ViewFile[];
 }
 
 /**
  * The view of one sandbox: the base plus its workspace. The agent's socket is not in it: the agent inherits it
  * (agent-endpoint.ts), so nothing the server connects to lies in a directory the sandbox can write.
  */
-export function sandboxView(base: ViewBase, workspace: string): SandboxView {
-  const own: ViewMount[] = [{ kind: 'bind', source: workspace, dest: SANDBOX_WORKSPACE }];
-  return { mounts: [...base.mounts, ...own], files: base.files, privateDirs: PRIVATE_DIRS, agentEntry: base.agentEntry };
+export function sandboxView(base: ViewBase, workspace: string, extras: SandboxExtras = {}): SandboxView {
+  const own: ViewMount[] = [{ kind: 'bind', source: workspace, dest: SANDBOX_WORKSPACE }, ...(extras.mounts ?? [])];
+  return { mounts: [...base.mounts, ...own], files: [...base.files, ...(extras.files ?? [])], privateDirs: PRIVATE_DIRS, agentEntry: base.agentEntry };
 }
 
 export function isWithin(path: string, dir: string): boolean {

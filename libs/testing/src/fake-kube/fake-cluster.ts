@@ -19,12 +19,12 @@ export interface FakeClusterOptions extends FakeKubeServerOptions {
 
 /** A running fake cluster: API server + (optionally) the kubelet simulator. */
 export interface FakeCluster {
-  /** `https://127.0.0.1:PORT` (`http://` with `tls: false`). */
+  /** `http://127.0.0.1:PORT` (`https://` with TLS). */
   url: string;
   port: number;
   /** Absolute path of a kubeconfig pointing at the server (its CA, and the `token` or first `users` token). */
   kubeconfigPath: string;
-  /** The serving CA (PEM) the kubeconfig carries; undefined with `tls: false`. */
+  /** The serving CA (PEM) the kubeconfig carries; undefined without TLS. */
   caPem?: string;
   server: FakeKubeServer;
   kubelet?: KubeletSimulator;

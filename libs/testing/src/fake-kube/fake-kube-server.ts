@@ -33,8 +33,11 @@ export interface FakeKubeServerOptions {
   /** Listen port; 0 (default) picks a free one. */
   port?: number;
   /**
-   * HTTPS with a serving CA generated at start (default `true`, like every real API server): the kubeconfig it
-   * writes carries the CA as `certificate-authority-data`. `false` → plain HTTP (`insecure-skip-tls-verify`).
+   * HTTPS with a serving CA generated at start, like every real API server: the kubeconfig it writes carries the
+   * CA as `certificate-authority-data`. Default: on when `users` is given (identity tests: kubectl sends no
+   * bearer token over plain HTTP), else off — plain HTTP (`insecure-skip-tls-verify`), because client-node 1.4
+   * makes a new https.Agent per request, so every request pays a full TLS handshake (~16 ms instead of ~4 ms
+   * per request here), which made lease-timing tests flaky on a loaded machine (docs/fake-kube.md).
    */
   tls?: boolean;
   /**
@@ -65,7 +68,7 @@ export interface FakeKubeServerOptions {
 
 /** What `start()` returns. */
 export interface FakeKubeServerHandle {
-  /** `https://127.0.0.1:PORT` (`http://` with `tls: false`). */
+  /** `http://127.0.0.1:PORT` (`https://` with TLS). */
   url: string;
   port: number;
   /** Set when `start({ kubeconfig })` wrote one. */
@@ -87,7 +90,7 @@ export type KubeconfigOverrides = Partial<Pick<KubeconfigOptions, 'server' | 'to
 const ADMIN: FakeUserSpec = { username: 'fake-kube-admin', groups: ['system:masters'] };
 
 /**
- * A faithful in-process fake of the Kubernetes API server (stack-notes E.2), on HTTPS with its own CA by default.
+ * A faithful in-process fake of the Kubernetes API server (stack-notes E.2), on HTTP, or HTTPS with its own CA.
  * Drive it with the real `@kubernetes/client-node`, `kubectl` or python3-kubernetes; inspect `requests` (each with
  * the user who made it), inject `faults`, and reach the registry directly through `api`/`store`.
  */
@@ -124,7 +127,7 @@ export class FakeKubeServer {
     this.kubeconfigToken = token ?? (users ? Object.keys(users)[0] : undefined);
   }
 
-  /** `https://HOST:PORT` (`http://` with `tls: false`), after `start()`. */
+  /** `http://HOST:PORT` (`https://` with TLS), after `start()`. */
   get url(): string {
     if (!this.address) throw new Error('FakeKubeServer is not started');
     const host = this.certificateHost();
@@ -136,7 +139,7 @@ export class FakeKubeServer {
     return this.address.port;
   }
 
-  /** The serving CA (PEM) clients must trust; undefined with `tls: false` or before `start()`. */
+  /** The serving CA (PEM) clients must trust; undefined without TLS or before `start()`. */
   get caPem(): string | undefined {
     return this.tls?.caPem;
   }
@@ -154,7 +157,7 @@ export class FakeKubeServer {
         else res.destroy();
       });
     };
-    if (this.options.tls !== false) {
+    if (this.options.tls ?? this.options.users !== undefined) {
       this.tls = await ClusterTls.generate(this.certificateHost());
       // Client certificates are asked for, not required (token clients send none), and verified against the
       // client CA only; an unverified one simply authenticates nobody (x509 authenticator, then tokens).
@@ -199,7 +202,7 @@ export class FakeKubeServer {
    * does. Needs TLS.
    */
   async issueClientCertificate(username: string): Promise<PemPair> {
-    if (!this.tls) throw new Error('FakeKubeServer.issueClientCertificate needs TLS (started, without `tls: false`)');
+    if (!this.tls) throw new Error('FakeKubeServer.issueClientCertificate needs TLS (started with `tls: true` or `users`)');
     assertCertificateUsername(username);
     return this.tls.issueClientCertificate(username);
   }

@@ -175,9 +175,22 @@ export function descendantsOf(pid: number): number[] {
 }
 
 /**
+ * `node [the agent's Node flags] <entry>` (`/proc/<pid>/cmdline`): the entry is the last argument; Node is a path
+ * outside a sandbox and `/proc/self/fd/N` inside one (launch-spec.ts).
+ */
+export function isAgentCommandLine(cmdline: string): boolean {
+  const argv = cmdline.split('\0').filter(Boolean);
+  const program = argv[0] ?? '';
+  const entry = argv.at(-1) ?? '';
+  return (/(^|\/)node$/.test(program) && entry.endsWith('dist/sandbox-agent/main.js'))
+    || (/^\/proc\/self\/fd\/\d+$/.test(program) && entry === '/.cli-mcp/agent/main.js');
+}
+
+/**
  * Processes running the built sandbox agent with a workspace under `stateDir`: directly (isolation none: the
- * state dir is in its environment), or inside bubblewrap, where the agent runs `/.cli-mcp/node
- * /.cli-mcp/agent/main.js` and the state dir is on the command line of the bubblewrap process above it.
+ * state dir is in its environment), or inside bubblewrap, where the agent runs `/proc/self/fd/N
+ * /.cli-mcp/agent/main.js` (Node from an inherited descriptor) and the state dir is on the command line of the
+ * bubblewrap process above it.
  */
 export function agentsOf(stateDir: string): number[] {
   const read = (pid: number, file: string): string => {
@@ -191,13 +204,7 @@ export function agentsOf(stateDir: string): number[] {
     const stat = read(pid, 'stat');
     return stat === '' ? 0 : Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
   };
-  const isAgent = (pid: number): boolean => {
-    // `node [the agent's Node flags] <entry>`: the entry is the last argument.
-    const argv = read(pid, 'cmdline').split('\0').filter(Boolean);
-    const program = argv[0] ?? '';
-    const entry = argv.at(-1) ?? '';
-    return /(^|\/)node$/.test(program) && (entry.endsWith('dist/sandbox-agent/main.js') || entry === '/.cli-mcp/agent/main.js');
-  };
+  const isAgent = (pid: number): boolean => isAgentCommandLine(read(pid, 'cmdline'));
   const mentions = (pid: number): boolean => read(pid, 'cmdline').includes(stateDir) || read(pid, 'environ').includes(stateDir);
   return [...processesMatching('dist/sandbox-agent/main.js'), ...processesMatching('/.cli-mcp/agent/main.js')]
     .filter((pid, index, all) => all.indexOf(pid) === index && isAgent(pid))

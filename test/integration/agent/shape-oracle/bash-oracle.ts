@@ -13,7 +13,7 @@ import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { singleQuote } from '../../../../apps/sandbox-agent/src/shell/command-script.js';
+import { singleQuote } from '../../../../apps/sandbox-agent/src/shell/script/single-quote.js';
 
 export interface Sample {
   /** What earlier commands left in the session (run first, output discarded). */
@@ -100,7 +100,7 @@ export class OracleWorkspace {
     const file = join(this.dir, 'script.sh');
     writeFileSync(file, script);
     return new Promise((resolve, reject) => {
-      execFile('bash', ['--norc', '--noprofile', file], { env: this.env, cwd: this.dir, maxBuffer: 64 << 20, timeout: Number(process.env.ORACLE_BASH_TIMEOUT ?? 20_000) },
+      execFile('bash', ['--norc', '--noprofile', file], { env: this.env, cwd: this.dir, maxBuffer: 64 << 20, timeout: Number(process.env.ORACLE_BASH_TIMEOUT ?? 120_000) },
         (error, stdout) => {
           this.reap();
           if (error && error.killed) reject(new Error(`the oracle's bash timed out:\n${script}`));

@@ -46,6 +46,8 @@ export interface ImportGraph {
 export async function importGraph(entry: string, root: string): Promise<ImportGraph> {
   const result = await build({
     entryPoints: [entry], absWorkingDir: root, bundle: true, write: false, metafile: true, platform: 'node', format: 'esm', packages: 'external', logLevel: 'silent',
+    // protocol.sh is inlined as text into the agent, as scripts/bundle-agent.mjs does.
+    loader: { '.sh': 'text' },
   });
   const inputs = result.metafile.inputs;
   const posix = (path: string): string => path.split(sep).join('/');

@@ -74,7 +74,7 @@ export function useClusterStage(mountPoints: () => Partial<Record<ImageName, str
     await stage.netns?.remove();
     for (const image of images.values()) image.remove();
     if (stage.scratch) rmSync(stage.scratch, { recursive: true, force: true });
-    // Removing an assembled image (its production node_modules) takes a minute on a busy machine.
-  }, 300_000);
+    // Stopping the cluster and removing assembled images (thousands of files) on a loaded machine: a hang bound.
+  }, 120_000);
   return stage;
 }

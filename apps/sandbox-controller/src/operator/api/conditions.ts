@@ -1,5 +1,5 @@
 /**
- * Status conditions of a CliMcpInstance (C-OP-3): `Ready` (the instance serves sessions) and `WarmPoolReady` (its
+ * Status conditions of a CliMcpInstance (C-OP-4): `Ready` (the instance serves sessions) and `WarmPoolReady` (its
  * pool holds the desired unassigned Ready pods), with the Go operator's reasons plus `EgressNotEnforced`. A
  * condition keeps its `lastTransitionTime` until its status changes, as metav1.Condition requires.
  */
@@ -49,7 +49,7 @@ export interface ConditionDecision {
   readonly message: string;
 }
 
-/** A change the Event log records (C-OP-3: one Event on every condition change). */
+/** A change the Event log records (C-OP-4: one Event on every condition change). */
 export interface ConditionChange {
   readonly type: ConditionType;
   readonly status: boolean;

@@ -7,7 +7,7 @@ import { SERVER_PORT } from './server-args.js';
 import { SANDBOX_COMPONENT } from '@cli-mcp/podspec';
 
 /**
- * The instance's Service, ServiceAccounts, Role, RoleBinding and NetworkPolicies (C-OP-2), as the kustomize path
+ * The instance's Service, ServiceAccounts, Role, RoleBinding and NetworkPolicies (C-OP-3), as the kustomize path
  * has them for one instance (deploy/base): the server's Role is exactly C-K8S-10 (no Lease read: under the
  * operator there is no per-instance controller Lease to report); the sandbox ServiceAccount has no bindings and
  * mounts no token; sandboxes accept traffic only from this instance's server pods on the agent port and may

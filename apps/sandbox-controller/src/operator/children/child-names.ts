@@ -1,7 +1,7 @@
 import { COMPONENT_LABEL, INSTANCE_LABEL, SANDBOX_COMPONENT } from '@cli-mcp/podspec';
 
 /**
- * Names of an instance's objects (C-OP-2). The admin Secrets keep the Go operator's names, so its install
+ * Names of an instance's objects (C-OP-2, C-OP-3). The admin Secrets keep the Go operator's names, so its install
  * instructions still hold (`cli-mcp-<name>-kubeconfig` key `kubeconfig`, `cli-mcp-<name>-tls`); the rest are the
  * kustomize path's names for an instance of that name, so a team moving between the two finds the same objects.
  * With a CR name of at most 44 characters (the CRD's CEL rule) every name is a valid 63-character label.

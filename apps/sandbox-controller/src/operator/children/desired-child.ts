@@ -1,7 +1,7 @@
 import type { KubeObject, ResourceRef } from '../kube/resources.js';
 
 /**
- * One object the operator wants to exist (C-OP-2), and which of its fields are the operator's: on an update those
+ * One object the operator wants to exist (C-OP-3), and which of its fields are the operator's: on an update those
  * paths are replaced whole, labels and annotations are merged key by key, and every other field of the live
  * object (server defaults, what other writers added) is kept.
  */

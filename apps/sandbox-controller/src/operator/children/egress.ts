@@ -2,7 +2,7 @@ import type { ResolvedInstance } from '../spec/resolve-instance.js';
 import type { DesiredChild } from './desired-child.js';
 
 /**
- * What `spec.proxy` asks of the instance (C-OP-2): egress only through the instance's gateway. The seam where the
+ * What `spec.proxy` asks of the instance (C-OP-3): egress only through the instance's gateway. The seam where the
  * egress gateway's children will be rendered: today the gateway is not deployed by the operator, so an instance with
  * `spec.proxy` is refused — it
  * runs no server and no pool (fail closed: its sandboxes would otherwise hold the credential the user asked to

@@ -12,7 +12,7 @@ export function ownerOf(cr: CliMcpInstance): InstanceOwner {
 }
 
 /**
- * The owner reference every child carries (C-OP-2): `controller: true` (one managing controller), and
+ * The owner reference every child carries (C-OP-3): `controller: true` (one managing controller), and
  * `blockOwnerDeletion` so a foreground delete of the CR waits for its children. Garbage collection removes the
  * children after the finalizer is gone.
  */

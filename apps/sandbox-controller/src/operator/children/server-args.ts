@@ -7,7 +7,7 @@ export const HMAC_KEY_PATH = '/etc/cli-mcp/hmac/key';
 export const AUTH_TOKEN_PATH = '/etc/cli-mcp/auth/token';
 
 /**
- * The MCP server's command line for an instance (C-OP-2): the flags `cli-mcp-server --help` lists today, the Go
+ * The MCP server's command line for an instance (C-OP-3): the flags `cli-mcp-server --help` lists today, the Go
  * operator's planned set (Go §7.3: transport, namespace, instance, sandbox image, HMAC key file, kubeconfig
  * Secret, sandbox ServiceAccount, resources, pull policy, env) plus this project's bearer, Host list, command
  * timeouts and yield point. Never `--idle-timeout` or `--warm-pool-size`: the operator runs the pool and GC.

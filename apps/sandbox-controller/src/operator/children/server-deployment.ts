@@ -7,7 +7,7 @@ import type { DesiredChild } from './desired-child.js';
 import { ownerReference, type InstanceOwner } from './owner.js';
 import { SERVER_PORT, serverArgs } from './server-args.js';
 
-/** Pod-template annotation whose change rolls the server (C-OP-4): the args' inputs and the Secrets' identities. */
+/** Pod-template annotation whose change rolls the server (C-OP-3): the args' inputs and the Secrets' identities. */
 export const CONFIG_HASH_ANNOTATION = 'cli-mcp.redhat.com/config-hash';
 
 /** What the server pods mount, by uid: a Secret deleted and recreated (new uid, new content) must roll them. */
@@ -17,7 +17,7 @@ export interface MountedSecrets {
 }
 
 /**
- * The MCP server Deployment of an instance (C-OP-2): the kustomize path's hardened server pod (deploy/base/
+ * The MCP server Deployment of an instance (C-OP-3): the kustomize path's hardened server pod (deploy/base/
  * server-deployment.yaml: restricted security context, probes, spread, a drain grace of max-timeout + 20 s), with
  * args rendered from the CR, `replicas` from `spec.replicas` (0 while the instance must not serve: teardown,
  * refused egress), and the config hash that rolls the pods when a mounted Secret is replaced.

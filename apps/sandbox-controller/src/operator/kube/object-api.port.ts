@@ -7,7 +7,7 @@ export interface DeletePreconditions {
 }
 
 /**
- * Every write the operator makes, on any of its resources, in ONE namespace fixed when the port is built (C-OP-2):
+ * Every write the operator makes, on any of its resources, in ONE namespace fixed when the port is built (C-OP-3):
  * create; replace (PUT, conditional on the `metadata.resourceVersion` the body carries: 409 when someone else
  * wrote first — optimistic concurrency, never a blind overwrite); JSON merge patch (labels, finalizers, the CR's
  * status subresource); delete. Reads come from informers, never from here. Failures reject with `KubeError`.
@@ -20,5 +20,5 @@ export interface ObjectApi {
   delete(resource: ResourceRef, name: string, signal: AbortSignal, preconditions?: DeletePreconditions): Promise<void>;
 }
 
-/** The field manager the operator writes as (shown in managedFields; C-OP-2 "documented writer"). */
+/** The field manager the operator writes as (shown in managedFields; C-OP-3 "documented writer"). */
 export const FIELD_MANAGER = 'cli-mcp-operator';

@@ -32,7 +32,7 @@ export const MAX_CORRECTIONS = 3;
 export const CORRECTION_WINDOW_MS = 10 * 60_000;
 
 /**
- * Writes children with create / update-with-resourceVersion (C-OP-2; why not server-side apply:
+ * Writes children with create / update-with-resourceVersion (C-OP-3; why not server-side apply:
  * docs/operator.md "Decisions"). A child is written when its rendering changed (the applied-hash annotation) or a
  * field the operator renders was changed on the cluster; every write is conditional on the resourceVersion it was
  * decided on (409: someone wrote first — decide again on the next event). Where an added key changes the meaning

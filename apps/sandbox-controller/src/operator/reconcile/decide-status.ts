@@ -26,7 +26,7 @@ export interface PoolInputs {
 }
 
 /**
- * `WarmPoolReady` and `Ready` (C-OP-3), pure. The pool condition is strict about health but does not flap: after
+ * `WarmPoolReady` and `Ready` (C-OP-4), pure. The pool condition is strict about health but does not flap: after
  * the pool first filled, a dip caused by claims (refilled at once) keeps it True unless a pool pod is unhealthy
  * or the shortfall outlasts the grace (the Go operator's rule, which keeps one Event per claim out of the log).
  * `Ready` is the first failing gate, in the Go operator's order, then the pool.

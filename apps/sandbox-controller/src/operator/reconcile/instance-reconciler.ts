@@ -1,8 +1,7 @@
-import { errorText, type Clock } from '@cli-mcp/common';
+import { Backoff, errorText, type Clock } from '@cli-mcp/common';
 import type { RandomBytes } from '@cli-mcp/podspec';
 import { isAlreadyExists, isConflict } from '@cli-mcp/kube';
 import type { ControllerLogger } from '../../controller-logger.js';
-import { Backoff } from '../../reconcile/backoff.js';
 import { withBoundedSignal } from '../../reconcile/bounded-signal.js';
 import type { PassResult } from '../../reconcile/reconcile-loop.js';
 import { INSTANCE_FINALIZER, type CliMcpInstance } from '../api/climcpinstance.js';
@@ -45,7 +44,7 @@ export interface InstanceReconcilerDeps {
 }
 
 /**
- * One reconcile pass of a CliMcpInstance (C-OP-2), decided on the informers' caches, in the issue's order: the
+ * One reconcile pass of a CliMcpInstance (C-OP-3), decided on the informers' caches, in the issue's order: the
  * finalizer; the generated Secrets (made once, never overwritten); the children, each owned by the CR; the
  * instance's pool and GC; the status (with an Event per condition change). Every step is level-based and every
  * write idempotent or resourceVersion-guarded, so a pass cut short (a leader killed mid-way) leaves nothing the

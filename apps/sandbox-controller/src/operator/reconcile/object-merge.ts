@@ -2,7 +2,7 @@ import { canonicalJson, compareQuantities, parseQuantity } from '@cli-mcp/podspe
 import type { KubeObject } from '../kube/resources.js';
 
 /**
- * How a desired child is compared with and written onto the live object (C-OP-2). "Contains" is a subset test:
+ * How a desired child is compared with and written onto the live object (C-OP-3). "Contains" is a subset test:
  * every field the operator renders must be on the live object with the same value, while fields the API server
  * defaulted (a container's terminationMessagePath, a Service's clusterIP) or another writer added (a label, an
  * annotation) are ignored — so defaulting never looks like drift and never causes a write loop. Quantities compare

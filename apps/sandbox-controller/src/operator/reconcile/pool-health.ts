@@ -6,7 +6,7 @@ import { isBroken } from '../../pool/pool-plan.js';
 const STUCK = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'CreateContainerConfigError', 'CreateContainerError', 'CrashLoopBackOff']);
 
 /**
- * Pool pods that will never serve (C-OP-3 `WarmPoolUnhealthy`): failed, crash-looping, marked unclaimable (the
+ * Pool pods that will never serve (C-OP-4 `WarmPoolUnhealthy`): failed, crash-looping, marked unclaimable (the
  * pool's own `isBroken`), or stuck before their start (image pull failing, bad container config). One line each,
  * at most five.
  */

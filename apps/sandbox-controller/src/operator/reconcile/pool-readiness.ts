@@ -3,7 +3,7 @@ import { ShortfallTracker } from '../../pool/shortfall-tracker.js';
 
 /**
  * Whether an instance's pool has filled since its size was last raised, and whether a shortfall outlasted the
- * grace (C-OP-3 `WarmPoolReady` without flapping on claims). The shortfall timer is the controller's own
+ * grace (C-OP-4 `WarmPoolReady` without flapping on claims). The shortfall timer is the controller's own
  * `ShortfallTracker`; when it fires, the instance is reconciled again. A new leader starts from the stored status,
  * so a fail-over does not turn a filled pool's next claim into `WarmPoolNotReady`.
  */

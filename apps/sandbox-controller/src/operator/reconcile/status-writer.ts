@@ -25,7 +25,7 @@ export interface StatusWriterDeps {
 }
 
 /**
- * Publishes an instance's status (C-OP-3) — a merge patch of the status subresource, sent only when something
+ * Publishes an instance's status (C-OP-4) — a merge patch of the status subresource, sent only when something
  * changed, so an instance at rest costs no request (C-OP-6) — then one Event per condition that changed status or
  * reason (`Normal` when it became True, `Warning` otherwise), after the status write succeeded: an Event never
  * announces a status that was not stored. Events are best effort (a failure is logged, the pass goes on).

@@ -5,7 +5,7 @@ import { childLabels, childNames, SERVER_COMPONENT } from '../children/child-nam
 import { ownerReference, type InstanceOwner } from '../children/owner.js';
 
 /**
- * The Secrets the operator generates for an instance (C-OP-4): the HMAC key (`cli-mcp-<name>-hmac`, key `key`)
+ * The Secrets the operator generates for an instance (C-OP-2): the HMAC key (`cli-mcp-<name>-hmac`, key `key`)
  * that derives every session token (C-AUTH-1), and the bearer token (`cli-mcp-<name>-auth`, key `token`) clients
  * send on /mcp (C-MCP-8). Each is made once with 32 random bytes as lowercase hex — printable, so the server's
  * whitespace trim never shortens it (Go §18.19) — and never overwritten: rotating the HMAC key would break every

@@ -16,7 +16,7 @@ export type SecretLookup = (name: string) => V1Secret | undefined;
 export const KUBECONFIG_KEY = 'kubeconfig';
 
 /**
- * The Secret gates of `Ready`, in the Go operator's order (C-OP-3): a missing Secret (`SecretsNotFound`), then a
+ * The Secret gates of `Ready`, in the Go operator's order (C-OP-4): a missing Secret (`SecretsNotFound`), then a
  * missing or empty key (`SecretKeysInvalid`, also for a generated Secret someone emptied: never overwritten), then
  * an unusable kubeconfig (`KubeconfigInvalid`). Extra Secrets referenced from `spec.sandbox.env` are not gates
  * (Go's rule): the pods that use them say so themselves.

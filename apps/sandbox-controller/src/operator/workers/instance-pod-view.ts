@@ -1,7 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { COMPONENT_LABEL, INSTANCE_LABEL, SANDBOX_COMPONENT } from '@cli-mcp/podspec';
 import type { ObjectInformer } from '../../kube/object-informer.port.js';
-import type { PodChange, PodInformer } from '../../kube/pod-informer.port.js';
+import type { PodChange, PodInformer } from '@cli-mcp/kube';
 
 /**
  * One instance's sandbox pods, seen through the operator's ONE pod informer (C-OP-6: every instance's pool and GC

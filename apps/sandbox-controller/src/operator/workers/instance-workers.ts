@@ -29,7 +29,7 @@ export interface InstanceWorkerDeps extends ProcessPorts {
 }
 
 /**
- * One instance's warm pool and idle GC under the operator (C-OP-2 item 4): today's `PoolReconciler` and
+ * One instance's warm pool and idle GC under the operator (C-OP-3 item 4): today's `PoolReconciler` and
  * `GcReconciler`, unchanged, on a view of the shared pod informer, each in its own `ReconcileLoop`. A new
  * configuration (spec hash, pool size, timeouts) replaces the reconcilers — the pool then replaces its stale pods
  * by spec hash and never touches claimed ones (C-CTL-2). Loops run only while this operator leads.

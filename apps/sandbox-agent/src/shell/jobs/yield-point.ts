@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { RunMode } from './command-script.js';
-import { processKey, type ProcEntry } from './process-tree.js';
+import type { RunMode } from '../script/command-script.js';
+import { processKey, type ProcEntry } from '../process/process-tree.js';
 
 /** What to do with a command still running at its yield point (C-MCP-11). */
 export type YieldAction =

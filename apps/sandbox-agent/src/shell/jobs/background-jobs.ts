@@ -1,8 +1,8 @@
-import type { AgentLog } from '../logging/agent-logger.js';
-import { settlesWithin } from './command-stopper.js';
-import type { OutputChannel, StreamName } from './output-channel.js';
-import { readProcTable, signalProcesses } from './proc-table.js';
-import type { StreamSink } from './stream-sink.js';
+import type { AgentLog } from '../../logging/agent-logger.js';
+import { settlesWithin } from '../process/command-stopper.js';
+import type { OutputChannel, StreamName } from '../output/output-channel.js';
+import { readProcTable, signalProcesses } from '../process/proc-table.js';
+import type { StreamSink } from '../output/stream-sink.js';
 
 export interface DetachedJob {
   /** `%N` as the shell knows it. */

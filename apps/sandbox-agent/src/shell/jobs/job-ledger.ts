@@ -51,6 +51,10 @@ function parseState(state: string): JobLine['state'] {
   return { kind: 'ended', exitCode: 128 + (SIGNAL_NUMBERS[signal] ?? 0), signal: state };
 }
 
+/** The kept "status" of a job bash forgot without a listed end (protocol.sh `__climcp_wt` says what it means). */
+export const TAKEN = 'taken';
+export type KeptStatus = number | typeof TAKEN;
+
 interface Tracked {
   spec: string;
   pid: number;
@@ -64,16 +68,18 @@ interface Tracked {
 /**
  * The session shell's jobs the model hears about (C-MCP-15): jobs a yield made (`noteDetached`) or bash listed as
  * running at a command's end (`absorb`, the tail's `jobs -l`), and the ends not yet reported. `take` hands each end
- * out once. A job bash forgot without saying how it ended (a user's own `wait` or `jobs` showed it) is dropped: the
- * model already saw its status there (its status is not known here).
+ * out once. A job bash forgot without a listing saying how it ended (the user's own `wait`, `jobs` or `disown` took
+ * it) is not reported again — the command that took it showed its status — and its spec is kept as TAKEN, so a later
+ * `wait %N` says where the job went instead of bash's "no such job" (C-MCP-15): bash keeps no status of a job it
+ * started in the foreground (a yield's), so nothing here can know it.
  */
 export class JobLedger {
   private readonly tracked = new Map<string, Tracked>();
   private ended: EndedJob[] = [];
-  /** Listed ends not yet sent to the shell's `__climcp_K` (command-script.ts KEPT_WAIT). */
-  private kept: Array<[string, number]> = [];
+  /** Listed ends not yet sent to the shell's `__climcp_K` (protocol.sh `__climcp_wt`). */
+  private kept: Array<[string, KeptStatus]> = [];
   /** Every kept status by spec, for deciding whether a command needs the kept-status `wait`. */
-  private readonly statuses = new Map<string, number>();
+  private readonly statuses = new Map<string, KeptStatus>();
 
   /** Whether the next command's tail must list the jobs (some job may end). */
   get watching(): boolean {
@@ -97,8 +103,7 @@ export class JobLedger {
         continue;
       }
       this.tracked.delete(id);
-      this.kept.push([line.spec, line.state.exitCode]);
-      this.statuses.set(line.spec, line.state.exitCode);
+      this.keep(line.spec, line.state.exitCode);
       const started = known?.startedAt ?? commandStartedAt;
       const end: EndedJob = { job: line.spec, pid: line.lastPid, exit_code: line.state.exitCode, duration_ms: Math.max(0, now - started) };
       if (line.state.signal !== undefined) end.signal = line.state.signal;
@@ -107,7 +112,16 @@ export class JobLedger {
       this.ended.push(end);
     }
     // A listing is the whole table (empty: no jobs): a tracked job missing from it is gone from bash's table.
-    for (const id of this.tracked.keys()) if (!seen.has(id)) this.tracked.delete(id);
+    for (const [id, job] of this.tracked) {
+      if (seen.has(id)) continue;
+      this.tracked.delete(id);
+      this.keep(job.spec, TAKEN);
+    }
+  }
+
+  private keep(spec: string, status: KeptStatus): void {
+    this.kept.push([spec, status]);
+    this.statuses.set(spec, status);
   }
 
   /** A command that held the shell past its yield point ended (C-MCP-15, the `wait` case). */
@@ -123,13 +137,13 @@ export class JobLedger {
     return out;
   }
 
-  /** Whether `spec` ended with a listed status the shell keeps. */
+  /** Whether the shell keeps a status for `spec` (a listed end, or TAKEN). */
   hasKeptStatus(spec: string): boolean {
     return this.statuses.has(spec);
   }
 
   /** Statuses listed since the last call, to send to the shell; handed out once. */
-  takeKept(): Array<[string, number]> | undefined {
+  takeKept(): Array<[string, KeptStatus]> | undefined {
     if (this.kept.length === 0) return undefined;
     const out = this.kept;
     this.kept = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endMarker, startMarker } from './command-script.js';
+import { endMarker, startMarker } from '../script/command-script.js';
 import { StreamFramer } from './stream-framer.js';
 
 const NONCE = '0123456789abcdef01234567';

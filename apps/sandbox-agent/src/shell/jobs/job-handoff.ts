@@ -1,15 +1,15 @@
-import type { AgentLog } from '../logging/agent-logger.js';
+import type { AgentLog } from '../../logging/agent-logger.js';
 import type { BackgroundJobs } from './background-jobs.js';
 import type { BackgroundLog } from './background-log.js';
-import type { BashProcess, StreamReceiver } from './bash-process.js';
-import { buildMoveChannelLine, moveMarker, newNonce } from './command-script.js';
-import { settlesWithin } from './command-stopper.js';
+import type { BashProcess, StreamReceiver } from '../process/bash-process.js';
+import { buildMoveChannelLine, moveMarker, newNonce } from '../script/command-script.js';
+import { settlesWithin } from '../process/command-stopper.js';
 import { createFifoChannel, type FifoChannel } from './fifo-channel.js';
-import { MarkerScanner } from './marker-scanner.js';
-import type { StreamName } from './output-channel.js';
-import { PipeCommand } from './pipe-command.js';
-import { ByteCollector } from './shell-state.js';
-import type { StreamSink } from './stream-sink.js';
+import { MarkerScanner } from '../output/marker-scanner.js';
+import type { StreamName } from '../output/output-channel.js';
+import { PipeCommand } from '../pipe-command.js';
+import { ByteCollector } from '../shell-state.js';
+import type { StreamSink } from '../output/stream-sink.js';
 import { parseJobLine } from './yield-point.js';
 
 const STEP_TIMEOUT_MS = 5_000;

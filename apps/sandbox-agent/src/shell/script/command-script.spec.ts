@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bodyFileLine, buildCommandChunk, endMarker, LOST_BODY_NOTICE, newNonce, singleQuote, startMarker, SHELL_SETUP } from './command-script.js';
+import { bodyFileLine, buildCommandChunk, endMarker, LOST_BODY_NOTICE, newNonce, startMarker, SHELL_SETUP } from './command-script.js';
+import { singleQuote } from './single-quote.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'command-script-spec-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

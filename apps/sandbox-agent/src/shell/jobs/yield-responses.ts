@@ -1,8 +1,8 @@
 import { RUNNING_EXIT_CODE, type EndedJob, type ExecResponse, type YieldMode } from '@cli-mcp/agent-client';
-import { buildExecResponse } from './command-result.js';
-import { tokenize, UnsupportedShell, type Token } from './shell-lexer.js';
-import type { StreamName } from './output-channel.js';
-import type { StreamSink } from './stream-sink.js';
+import { buildExecResponse } from '../output/command-result.js';
+import { tokenize, UnsupportedShell, type Token } from '../script/shell-lexer.js';
+import type { StreamName } from '../output/output-channel.js';
+import type { StreamSink } from '../output/stream-sink.js';
 
 /** Most characters of a blocking command's latest output quoted in a `queued` answer. */
 const QUOTED_OUTPUT_CHARS = 600;
@@ -86,7 +86,7 @@ export function waitTargets(command: string): string | undefined {
 
 /**
  * C-MCP-15: whether every `wait` in command position is `wait %N` of a job whose status the shell keeps (`kept`), so
- * the kept-status `wait` may be defined for the command (command-script.ts KEPT_WAIT). False without such a `wait`.
+ * the kept-status `wait` may be defined for the command (protocol.sh `__climcp_wt`). False without such a `wait`.
  */
 export function onlyKeptWaits(command: string, kept: (spec: string) => boolean): boolean {
   if (!/\bwait\b/.test(command)) return false;

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { CommandBodyFile } from './command-body.js';
-import { bodyFileLine, SHELL_SETUP, type CommandChunk } from './command-script.js';
-import { OutputChannel, type StreamName, type StreamReceiver } from './output-channel.js';
+import { CommandBodyFile } from '../script/command-body.js';
+import { bodyFileLine, SHELL_SETUP, type CommandChunk } from '../script/command-script.js';
+import { OutputChannel, type StreamName, type StreamReceiver } from '../output/output-channel.js';
 import { ChildrenFile, readProcTable, signalProcesses } from './proc-table.js';
 
 export interface ShellExit {
@@ -19,7 +19,7 @@ export interface ShellSpawnOptions {
 
 export class ShellStartError extends Error {}
 
-export type { StreamName, StreamReceiver } from './output-channel.js';
+export type { StreamName, StreamReceiver } from '../output/output-channel.js';
 
 /**
  * The persistent `bash --norc --noprofile` (C-AG-5): pipes (never a PTY, so stdout and stderr stay apart), its own
@@ -60,7 +60,7 @@ export class BashProcess {
     this.child.stdin.write(SHELL_SETUP + bodyFileLine(this.body.path, this.jobsPath));
   }
 
-  /** Where the shell's tail appends `jobs -l` (C-MCP-15, command-script.ts JOBS_LISTING), next to the body file. */
+  /** Where the shell's tail appends `jobs -l` (C-MCP-15, protocol.sh `__climcp_inline_jobs_listing`), next to the body file. */
   get jobsPath(): string {
     return `${this.body.path}.jobs`;
   }
@@ -156,7 +156,7 @@ export class BashProcess {
     this.child.stdin.destroy();
     this.body.remove();
     rmSync(this.jobsPath, { force: true });
-    // Where the head writes `trap -p ERR` (command-script.ts ERR_TRAP_CHECK).
+    // Where the head writes `trap -p ERR` (protocol.sh `__climcp_inline_err_trap_check`).
     rmSync(`${this.body.path}.t`, { force: true });
     this.children.close();
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ProcEntry } from './process-tree.js';
-import { processKey } from './process-tree.js';
+import type { ProcEntry } from '../process/process-tree.js';
+import { processKey } from '../process/process-tree.js';
 import { BUSY_REASONS, decideAtYield, parseJobLine, type YieldScene } from './yield-point.js';
 
 const SHELL = 100;

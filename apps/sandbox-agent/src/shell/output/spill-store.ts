@@ -1,8 +1,8 @@
 import { mkdirSync, readdir as readdirCallback, readdirSync, stat as statCallback, unlink as unlinkCallback } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { SpillConfig } from '../config/agent-config.js';
-import type { AgentLog } from '../logging/agent-logger.js';
+import type { SpillConfig } from '../../config/agent-config.js';
+import type { AgentLog } from '../../logging/agent-logger.js';
 import { SpillFile } from './spill-file.js';
 import { selectSpillFilesToDelete, spillFileName, spillSeqOf, type SpillFileInfo, type SpillStream } from './spill-retention.js';
 

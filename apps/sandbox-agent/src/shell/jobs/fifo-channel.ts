@@ -3,7 +3,7 @@ import { closeSync, constants, mkdtempSync, openSync, rmSync, unlinkSync } from 
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OutputChannel, type StreamReceiver } from './output-channel.js';
+import { OutputChannel, type StreamReceiver } from '../output/output-channel.js';
 
 /** A fresh output channel made of two FIFOs: the shell opens them by path, the agent reads them (C-MCP-11). */
 export interface FifoChannel {

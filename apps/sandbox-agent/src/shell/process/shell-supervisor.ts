@@ -1,4 +1,4 @@
-import type { AgentLog } from '../logging/agent-logger.js';
+import type { AgentLog } from '../../logging/agent-logger.js';
 import { BashProcess, type ShellExit, type ShellSpawnOptions, type StreamReceiver } from './bash-process.js';
 
 export type ShellHealth = { ok: true } | { ok: false; error: string };

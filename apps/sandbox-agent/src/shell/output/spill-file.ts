@@ -1,5 +1,5 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
-import type { AgentLog } from '../logging/agent-logger.js';
+import type { AgentLog } from '../../logging/agent-logger.js';
 
 const HIGH_WATER_MARK = 1024 * 1024;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JobLedger, parseJobsListing } from './job-ledger.js';
+import { JobLedger, parseJobsListing, TAKEN } from './job-ledger.js';
 
 // Listings as bash 5.2 prints `jobs -l` (C-MCP-15).
 const RUNNING = '[1]+  4242 Running                 sleep 30 &\n';
@@ -40,14 +40,18 @@ describe('JobLedger', () => {
     expect(ledger.takeKept()).toBeUndefined();
   });
 
-  it('a job first seen in a listing is dated from the command that listed it; one bash forgot unreported is dropped', () => {
+  it('a job bash forgot with no listed end (the user\'s wait, jobs or disown took it) is not reported again, and kept as taken', () => {
     const ledger = new JobLedger();
     ledger.absorb(PIPELINE_RUNNING, 2_000, 2_500);
     expect(ledger.watching).toBe(true);
     ledger.absorb('', 3_000, 3_500);
     expect(ledger.watching).toBe(false);
     expect(ledger.take()).toBeUndefined();
-    expect(ledger.hasKeptStatus('%2')).toBe(false);
+    expect(ledger.hasKeptStatus('%2')).toBe(true);
+    expect(ledger.takeKept()).toEqual([['%2', TAKEN]]);
+    // A later job of the same number that ends with a listing replaces it.
+    ledger.absorb('[2]+  777 Exit 6                  false\n', 4_000, 4_500);
+    expect(ledger.takeKept()).toEqual([['%2', 6]]);
   });
 
   it('a held command\'s end is reported once; clear forgets the shell\'s jobs', () => {

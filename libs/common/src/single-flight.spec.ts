@@ -1,5 +1,5 @@
+import { deferred } from '@cli-mcp/testing';
 import { describe, expect, it } from 'vitest';
-import { deferred } from '../test/fakes.js';
 import { FlightAbortedError, SingleFlight } from './single-flight.js';
 
 describe(SingleFlight.name, () => {
