@@ -13,6 +13,7 @@ const suites = [
   ['eager', './eager.bench.mjs', 'runEagerBench'],
   ['eras', './eras.bench.mjs', 'runErasBench'],
   ['controller', './controller.bench.mjs', 'runControllerBench'],
+  ['operator', './operator.bench.mjs', 'runOperatorBench'],
   ['peer', './peer.bench.mjs', 'runPeerBench'],
   ['egress', './egress.bench.mjs', 'runEgressBench'],
   ['images', './images.bench.mjs', 'runImagesBench'],

@@ -14,17 +14,21 @@ import { PoolReconciler } from './pool/pool-reconciler.js';
 import { ShortfallTracker, type PoolHealth } from './pool/shortfall-tracker.js';
 import { ReconcileLoop } from './reconcile/reconcile-loop.js';
 
-/** The side effects the runtime is built on (real adapters in main.ts, fakes in the specs). */
-export interface ControllerPorts {
-  readonly api: ControllerKubeApi;
-  readonly leases: LeaseApi;
-  readonly informer: PodInformer;
+/** Time, chance and logging: what every runtime of this app (controller, operator, an instance's workers) is given. */
+export interface ProcessPorts {
   readonly clock: Clock;
   readonly wallClock: () => Date;
   readonly random: () => number;
   readonly randomBytes: RandomBytes;
-  readonly metrics: ControllerMetrics;
   readonly logger: ControllerLogger;
+}
+
+/** The side effects the runtime is built on (real adapters in main.ts, fakes in the specs). */
+export interface ControllerPorts extends ProcessPorts {
+  readonly api: ControllerKubeApi;
+  readonly leases: LeaseApi;
+  readonly informer: PodInformer;
+  readonly metrics: ControllerMetrics;
 }
 
 /** What `/health` reports (C-CTL-8). */
@@ -36,6 +40,13 @@ export interface ControllerStatus {
   /** Why the API is not usable now (informer or Lease failing), undefined when it is. */
   readonly apiProblem: string | undefined;
   readonly pool: PoolHealth;
+  /** Under `--operator`: how many CliMcpInstances it sees (the pool is then their sum). */
+  readonly instances?: number;
+}
+
+/** What `/health` reads: the controller's runtime, or the operator's. */
+export interface StatusSource {
+  status(): ControllerStatus;
 }
 
 /**
@@ -44,7 +55,7 @@ export interface ControllerStatus {
  * stop the moment leadership ends (C-CTL-1). Informer events trigger both loops (watch-driven refill, C-CTL-2);
  * the GC loop also requeues itself at the soonest expiry (C-CTL-3).
  */
-export class ControllerRuntime {
+export class ControllerRuntime implements StatusSource {
   readonly elector: LeaderElector;
   private readonly pool: PoolReconciler;
   private readonly poolLoop: ReconcileLoop;

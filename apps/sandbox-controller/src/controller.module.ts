@@ -2,15 +2,14 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { validatedConfigModule } from '@cli-mcp/common';
 import { TerminusModule } from '@nestjs/terminus';
 import type { Registry } from 'prom-client';
-import type { ControllerConfig } from './config/controller-config.js';
-import type { ControllerRuntime } from './controller-runtime.js';
+import type { StatusSource } from './controller-runtime.js';
 import { HealthController } from './http/health.controller.js';
 import { MetricsController } from './http/metrics.controller.js';
 import { CONTROLLER_CONFIG_NAMESPACE, CONTROLLER_RUNTIME, METRICS_REGISTRY } from './tokens.js';
 
 export interface ControllerAppOptions {
-  readonly config: ControllerConfig;
-  readonly runtime: ControllerRuntime;
+  readonly config: object;
+  readonly runtime: StatusSource;
   readonly registry: Registry;
 }
 

@@ -24,7 +24,8 @@ async function main(): Promise<void> {
   routeProcessWarnings(logger);
   for (const warning of warnings) logger.warn(warning);
   // Loaded only now, so --help, --version and flag errors answer without loading Nest and client-node.
-  await (await import('./run-controller.js')).runController(config, logger);
+  if (config.mode === 'operator') await (await import('./operator/run-operator.js')).runOperator(config, logger);
+  else await (await import('./run-controller.js')).runController(config, logger);
 }
 
 main().catch((error: unknown) => {

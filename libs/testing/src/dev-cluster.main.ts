@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { KubeObject } from './fake-kube/api/types.js';
 import { startDevController } from './dev-controller.js';
+import { startDevOperator } from './dev-operator.js';
 import { startFakeCluster } from './fake-kube/fake-cluster.js';
 import { builtAgentCommand, builtAgentExists, repoRoot, standInAgentCommand, AGENT_ENTRY } from './fake-kube/kubelet/agent-locator.js';
 
@@ -33,6 +34,8 @@ Options:
   --verbose           forward the agents' output to stderr
   --controller        also run the built sandbox-controller for instance "dev" (warm pool, idle GC) and print the
                       matching server command line; with --warm-pool-size <n> (default 2), --idle-timeout <d> (5m)
+  --operator          install the CliMcpInstance CRD and run the built operator (sandbox-controller --operator) for
+                      the namespace, with a stand-in Deployment controller; prints a sample CR to apply
   -h, --help          show this help
 `;
 
@@ -76,6 +79,7 @@ async function main(): Promise<void> {
       speedup: { type: 'string' },
       verbose: { type: 'boolean' },
       controller: { type: 'boolean' },
+      operator: { type: 'boolean' },
       'warm-pool-size': { type: 'string' },
       'idle-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -109,7 +113,11 @@ async function main(): Promise<void> {
     namespace: values.namespace ?? 'default',
     kubelet: values['no-kubelet']
       ? false
-      : { agent, speedup, onAgentOutput: values.verbose ? (pod, _stream, text) => process.stderr.write(`[${pod}] ${text}`) : undefined },
+      : {
+          agent, speedup, onAgentOutput: values.verbose ? (pod, _stream, text) => process.stderr.write(`[${pod}] ${text}`) : undefined,
+          // The operator's server pods are the Deployment stand-in's: they stay Pending (no server process runs).
+          ...(values.operator ? { pendingForever: (pod: KubeObject) => pod.metadata.labels?.['cli-mcp.redhat.com/component'] === 'server' } : {}),
+        },
   });
   process.stdout.write(`${cluster.kubeconfigPath}\n`);
   log(`API server ${cluster.url} (kubeconfig ${cluster.kubeconfigPath})`);
@@ -121,7 +129,9 @@ async function main(): Promise<void> {
         root, kubeconfig: cluster.kubeconfigPath, namespace: values.namespace ?? 'default',
         warmPoolSize: values['warm-pool-size'] ?? '2', idleTimeout: values['idle-timeout'] ?? '5m', log,
       })
-    : undefined;
+    : values.operator
+      ? (await startDevOperator(cluster, { root, namespace: values.namespace ?? 'default', log })).child
+      : undefined;
 
   cluster.store.subscribe((event) => {
     if (event.resource !== 'pods') return;
@@ -134,7 +144,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log(`${signal}: stopping (killing agents)`);
-    // The controller releases its Lease on SIGTERM: the API server must outlive it (bounded wait).
+    // The controller (or operator) releases its Lease on SIGTERM: the API server must outlive it (bounded wait).
     const controllerGone = new Promise<void>((resolve) => {
       if (!controller || controller.exitCode !== null) return resolve();
       controller.once('exit', () => resolve());

@@ -39,4 +39,5 @@ export { FakeClock, type ClockLike } from './fake-clock.js';
 export { mcpAnswerMessages } from './raw-http/mcp-answer.js';
 export { eventually } from './eventually.js';
 export { hasExited, isAlive, processRef, processRefFromStat, readProcStat, signalProcess, type ProcessRef, type ProcStat } from './process-ref.js';
+export { DeploymentSimulator } from './deployment-simulator.js';
 export { deferred } from './deferred.js';

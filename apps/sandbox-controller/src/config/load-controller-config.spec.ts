@@ -2,6 +2,7 @@ import { envVarName, flagTable } from '@cli-mcp/common';
 import { KUBERNETES_GROUP, KubernetesSettings, SANDBOX_GROUP, SandboxSettings } from '@cli-mcp/kube';
 import { describe, expect, it } from 'vitest';
 import { CONTROLLER_FLAGS, ENV_PREFIX } from './controller-flags.js';
+import { OPERATOR_GROUP } from './operator-settings.js';
 import { loadControllerConfig, type ControllerConfigOutcome } from './load-controller-config.js';
 
 const KUBE = [
@@ -14,7 +15,7 @@ const load = (argv: string[], env: Record<string, string> = {}): ControllerConfi
 
 function config(argv: string[], env: Record<string, string> = {}) {
   const outcome = load(argv, env);
-  if (outcome.kind !== 'run') throw new Error(`expected a config, got ${JSON.stringify(outcome)}`);
+  if (outcome.kind !== 'run' || outcome.config.mode === 'operator') throw new Error(`expected an instance config, got ${JSON.stringify(outcome)}`);
   return outcome.config;
 }
 
@@ -74,7 +75,7 @@ describe(loadControllerConfig.name, () => {
     const help = load(['--help', '--bogus']);
     expect(help.kind).toBe('help');
     const text = help.kind === 'help' ? help.text : '';
-    expect(text.match(/^\S.*:$/gm)).toEqual(['Controller:', `${SANDBOX_GROUP}:`, `${KUBERNETES_GROUP}:`, 'Other:']);
+    expect(text.match(/^\S.*:$/gm)).toEqual(['Controller:', `${SANDBOX_GROUP}:`, `${KUBERNETES_GROUP}:`, `${OPERATOR_GROUP}:`, 'Other:']);
     for (const spec of CONTROLLER_FLAGS) {
       expect(text).toContain(`--${spec.name}`);
       if (!spec.noEnv) expect(text).toContain(envVarName(ENV_PREFIX, spec.name));

@@ -1,8 +1,10 @@
 import { FlagReader, type ConfigOutcome, parseHostPort, readRawFlags, readSettings, renderHelp } from '@cli-mcp/common';
 import { readKubernetesSettings } from '@cli-mcp/kube';
-import type { ControllerConfig } from './controller-config.js';
+import type { SandboxControllerConfig } from './controller-config.js';
 import { CONTROLLER_FLAGS, CONTROLLER_HELP_GROUPS, ENV_PREFIX } from './controller-flags.js';
 import { ControllerSettings } from './controller-settings.js';
+import { readOperatorConfig } from './load-operator-config.js';
+import { OperatorSettings } from './operator-settings.js';
 
 /** What the loader needs from the process, injected so tests run without one. */
 export interface ControllerConfigEnvironment {
@@ -14,7 +16,7 @@ export interface ControllerConfigEnvironment {
   randomSuffix(): string;
 }
 
-export type ControllerConfigOutcome = ConfigOutcome<ControllerConfig>;
+export type ControllerConfigOutcome = ConfigOutcome<SandboxControllerConfig>;
 
 /**
  * argv + env → the typed configuration (C-CFG-1): every problem collected, each naming flag and env var; the
@@ -28,6 +30,8 @@ export function loadControllerConfig(io: ControllerConfigEnvironment): Controlle
   const settings = readSettings(ControllerSettings, flags);
   const address = parseHostPort(settings.address);
   if (!address.ok) flags.invalid('address', `${address.error}; expected host:port such as 0.0.0.0:8081`);
+  const operator = readSettings(OperatorSettings, flags);
+  if (operator.operator) return readOperatorConfig(flags, settings, operator, address, io);
   const kubernetes = readKubernetesSettings(flags, true, settings.podTimeouts, warnings);
   if (flags.problems.length > 0 || !kubernetes.podConfig || !address.ok) return { kind: 'invalid', problems: flags.problems };
   return {
@@ -53,7 +57,7 @@ export function loadControllerConfig(io: ControllerConfigEnvironment): Controlle
 
 export function controllerHelpText(version: string): string {
   return renderHelp(CONTROLLER_FLAGS, {
-    title: `sandbox-controller ${version} — warm pool, idle and age GC for cli-mcp-server's Kubernetes sandboxes (leader-elected).`,
+    title: `sandbox-controller ${version} — warm pool, idle and age GC for cli-mcp-server's Kubernetes sandboxes (leader-elected); with --operator, the CliMcpInstance operator.`,
     usage: 'sandbox-controller [flags]',
     envPrefix: ENV_PREFIX,
     groupOrder: CONTROLLER_HELP_GROUPS,

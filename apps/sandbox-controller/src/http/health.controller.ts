@@ -1,6 +1,6 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
-import type { ControllerRuntime } from '../controller-runtime.js';
+import type { StatusSource } from '../controller-runtime.js';
 import { CONTROLLER_RUNTIME } from '../tokens.js';
 
 /**
@@ -14,7 +14,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
-    @Inject(CONTROLLER_RUNTIME) private readonly runtime: ControllerRuntime,
+    @Inject(CONTROLLER_RUNTIME) private readonly runtime: StatusSource,
   ) {}
 
   @Get('live')
@@ -40,7 +40,7 @@ export class HealthController {
   }
 
   private pool(): HealthIndicatorResult<'pool'> {
-    const { pool } = this.runtime.status();
-    return this.indicators.check('pool').up({ ...pool });
+    const { pool, instances } = this.runtime.status();
+    return this.indicators.check('pool').up({ ...pool, ...(instances === undefined ? {} : { instances }) });
   }
 }

@@ -47,5 +47,6 @@ export function controllerConfigOf(manifests: readonly Manifest[], podName = 'cl
   const { env, argv } = startedWith(manifests, deploymentOf(manifests, '-controller'), podName);
   const outcome = loadControllerConfig({ argv, env, version: '0.0.0-test', hostname: 'unused', randomSuffix: () => 'unused' });
   if (outcome.kind !== 'run') throw new Error(`the controller would not start: ${outcome.kind === 'invalid' ? outcome.problems.join('; ') : outcome.kind}`);
+  if (outcome.config.mode === 'operator') throw new Error('the kustomize controller runs as one instance, not --operator');
   return outcome.config;
 }
