@@ -62,7 +62,12 @@ export function refuseSocket(socket: Duplex, error: EgressError): void {
       `HTTP/1.1 ${error.status} ${reasonPhrase(error.status)}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
     );
   }
-  socket.once('finish', () => socket.destroy());
+  // Lingering close: the client may still be sending its request when the refusal is written (a connection refused
+  // on accept is answered before a byte is read). Closing a socket with unread bytes resets it (a TCP RST; on a Unix
+  // socket the peer reads ECONNRESET) and the client loses the answer. So what it sends is read and dropped until it
+  // closes its side, for at most a second.
+  socket.resume();
+  socket.once('end', () => socket.destroy());
   setTimeout(() => socket.destroy(), 1000).unref();
 }
 

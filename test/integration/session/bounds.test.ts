@@ -179,14 +179,14 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', { timeout
       await whileResponsive(stack, 'f1');
       // The cut-off command's own result says why, too.
       const stopped = await running.then((result) => result.response.stdout, (error: Error) => error.message);
-      expect(stopped).toMatch(/^the sandbox was stopped because \/workspace used [\d.]+Mi, [\d.]+Mi over its 64Mi bound/);
+      expect(stopped).toMatch(/^the sandbox was stopped because \/workspace used [\d.]+Mi, [\d.]+[KMG]i over its 64Mi bound/);
       const used = await walkDiskUsage(join(stack.stateDir, 'sessions', 'hostile', 'workspace'));
       console.warn(`[bounds] the workspace fill was stopped at ${(used / MIB).toFixed(0)} MiB`);
       expect(used).toBeGreaterThan(64 * MIB);
       expect(used).toBeLessThan(400 * MIB);
       const next = await stack.run('hostile', 'ls | grep -c "^f"; rm -f f*; echo cleaned');
       expect(next.sandboxRecreated).toBe(true);
-      expect(next.sandboxLoss).toMatchObject({ files: false, reason: expect.stringMatching(/\/workspace used [\d.]+Mi, [\d.]+Mi over its 64Mi bound \(--local-max-disk\)/) });
+      expect(next.sandboxLoss).toMatchObject({ files: false, reason: expect.stringMatching(/\/workspace used [\d.]+Mi, [\d.]+[KMG]i over its 64Mi bound \(--local-max-disk\)/) });
       expect(Number(next.response.stdout.split('\n')[0])).toBeGreaterThan(50);
       expect((await stack.run('hostile', 'echo alive')).sandboxRecreated).toBe(false);
     });
@@ -230,7 +230,7 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', { timeout
         const running = stack.run('hostile', `/usr/bin/python3 -c '${bomb}'`);
         await whileResponsive(stack, 'mem');
         const cut = await running.then((result) => result.response.stdout, (error: Error) => error.message);
-        expect(cut).toMatch(/^the sandbox was stopped because its processes used [\d.]+[MG]i of memory, [\d.]+[MG]i over its 512Mi bound/);
+        expect(cut).toMatch(/^the sandbox was stopped because its processes used [\d.]+[MG]i of memory, [\d.]+[KMG]i over its 512Mi bound/);
         const reached = Number(readFileSync(join(stack.stateDir, 'sessions', 'hostile', 'workspace', 'mem'), 'utf8'));
         console.warn(`[bounds] layer 3: the memory bomb was stopped at ${reached * 32} MiB`);
         expect(reached).toBeLessThan(64);

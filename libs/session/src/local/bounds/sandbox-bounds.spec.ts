@@ -16,7 +16,7 @@ describe(resolveBounds.name, () => {
   });
 
   it('formats sizes the way the flags take them', () => {
-    expect([formatBytes(2 * GIB), formatBytes(1.25 * GIB), formatBytes(300 * 2 ** 20), formatBytes(5000)]).toEqual(['2Gi', '1.25Gi', '300Mi', '5000 bytes']);
+    expect([formatBytes(2 * GIB), formatBytes(1.25 * GIB), formatBytes(300 * 2 ** 20), formatBytes(588_800), formatBytes(1000)]).toEqual(['2Gi', '1.25Gi', '300Mi', '575Ki', '1000 bytes']);
   });
 });
 

@@ -74,5 +74,7 @@ export function tmpfsSizes(memoryBytes: number | undefined): Record<string, numb
 export function formatBytes(bytes: number): string {
   if (bytes >= GIB) return `${+(bytes / GIB).toFixed(2)}Gi`;
   if (bytes >= MIB) return `${+(bytes / MIB).toFixed(1)}Mi`;
+  // A sampled bound overshoots by less than a MiB at times: "575Ki over" reads like the rest of the message.
+  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)}Ki`;
   return `${bytes} bytes`;
 }
