@@ -1,8 +1,8 @@
-import { FlagReader, readRawFlags } from '@cli-mcp/common';
+import { FlagReader, readRawFlags, tlsPairProblem } from '@cli-mcp/common';
 import { RuntimeCa } from '@cli-mcp/egress';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV_PREFIX, SERVER_FLAGS } from './server-flags.js';
-import { readTlsFiles, tlsPairProblem } from './tls-flags.js';
+import { readTlsFiles } from './tls-flags.js';
 
 describe(readTlsFiles.name, () => {
   const files: Record<string, string> = {};

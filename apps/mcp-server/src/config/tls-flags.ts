@@ -1,7 +1,5 @@
-import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { createSecureContext } from 'node:tls';
 import { resolve } from 'node:path';
-import { errorText, type FlagReader } from '@cli-mcp/common';
+import { errorText, tlsPairProblem, type FlagReader } from '@cli-mcp/common';
 import type { TlsFiles } from './server-config.js';
 
 /**
@@ -27,20 +25,6 @@ export async function readTlsFiles(flags: FlagReader, cwd: string, readFile: (pa
   const problem = tlsPairProblem(pems[0], pems[1]);
   if (problem !== undefined) flags.fail(`${flags.label('tls-cert-file')} and ${flags.label('tls-key-file')} do not load as a certificate and its key: ${problem}`);
   return files;
-}
-
-/** Why node:tls refuses `cert` with `key` (e.g. "key values mismatch", "no start line"), or undefined when it loads. */
-export function tlsPairProblem(cert: string, key: string): string | undefined {
-  if (!cert.includes('-----BEGIN CERTIFICATE-----')) return 'the certificate file holds no PEM certificate';
-  try {
-    createSecureContext({ cert, key });
-    // node:tls takes a key of another certificate without a word (OpenSSL drops the mismatched key, and every
-    // handshake then fails): the pair is checked explicitly.
-    if (!new X509Certificate(cert).checkPrivateKey(createPrivateKey(key))) return 'the key is not the key of the certificate (key values mismatch)';
-    return undefined;
-  } catch (error) {
-    return errorText(error);
-  }
 }
 
 async function readPem(flags: FlagReader, name: string, path: string, readFile: (path: string) => Promise<string>): Promise<string | undefined> {

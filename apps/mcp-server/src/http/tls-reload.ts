@@ -2,9 +2,8 @@ import { readFileSync, unwatchFile, watchFile } from 'node:fs';
 import type { Server } from 'node:https';
 import { X509Certificate } from 'node:crypto';
 import type { Logger } from 'pino';
-import { errorText } from '@cli-mcp/common';
+import { errorText, tlsPairProblem } from '@cli-mcp/common';
 import type { TlsFiles } from '../config/server-config.js';
-import { tlsPairProblem } from '../config/tls-flags.js';
 
 /**
  * How often the certificate and key files are stat'ed. A Kubernetes Secret volume is updated by swapping a symlink
