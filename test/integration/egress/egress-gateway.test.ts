@@ -200,6 +200,20 @@ describe.skipIf(egressSkipReason)('cli-mcp-egress (built) against the fake API s
     expect(second.logs().map((l) => l.msg)).toContain('shutdown complete');
   }, 120_000);
 
+  it('sent only what its Role grants, in its namespace; the stolen token never reached the API server', () => {
+    const records = cluster.requests.entries();
+    const own = records.filter((r) => r.user === GATEWAY.user);
+    const granted = ['list pods', 'watch pods', 'get secrets', 'create secrets', 'get configmaps', 'create configmaps', 'update configmaps'];
+    expect(own.length).toBeGreaterThan(0);
+    for (const record of own) {
+      expect(record.path, record.path).toMatch(new RegExp(`^/api/v1/namespaces/${NS}/(pods|secrets|configmaps)(/[^/]+)?$`));
+      expect(granted, `${record.method} ${record.path}`).toContain(`${String(record.verb)} ${String(record.resource)}`);
+    }
+    // Tunnelled requests arrive as the investigation user (injected); the token the "sandbox" sent is never seen.
+    expect(records.some((r) => r.user === INVESTIGATION.user)).toBe(true);
+    expect(records.filter((r) => r.bearerToken === STOLEN.token)).toEqual([]);
+  });
+
   it('a bad --routes-file stops it at start: the file and the entry named, exit 1, no stack trace', async () => {
     const bad = join(dir, 'bad-routes.json');
     writeFileSync(bad, JSON.stringify({ allow: ['ok.example:443', 'evil.example:443@x'] }));
