@@ -2,7 +2,7 @@
  * Test support for the Kubernetes backend: a faithful fake API server, a kubelet simulator running real
  * sandbox agents, fault injection and a request log. See docs/fake-kube.md.
  */
-export { startFakeCluster, podIsReady, type FakeCluster, type FakeClusterOptions } from './fake-kube/fake-cluster.js';
+export { startFakeCluster, podIsReady, untilStore, type FakeCluster, type FakeClusterOptions } from './fake-kube/fake-cluster.js';
 export {
   FakeKubeServer,
   type FakeKubeServerOptions,

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SECRETS, startFakeCluster, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
+import { SECRETS, startFakeCluster, untilStore, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controllerSkipReason, runControllerCli, startControllerProcess, type ControllerProcess } from '../../integration/controller/support/controller-process.js';
 import { bash, connectHttpClient, structuredOf } from '../mcp/support/mcp-client.js';
@@ -43,20 +43,7 @@ const pool = (): KubeObject[] => cluster.store.list('pods', NAMESPACE).filter((p
 const readyPool = (): KubeObject[] => pool().filter((p) => JSON.stringify(p['status'] ?? {}).includes('"type":"Ready","status":"True"'));
 const sessionPods = (id: string): KubeObject[] => cluster.store.list('pods', NAMESPACE).filter((p) => p.metadata.labels?.[SESSION_LABEL] === id && !p.metadata.deletionTimestamp);
 
-/** Resolves once `check` holds, re-checked on every change in the fake cluster (no polling). */
-function untilCluster(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = (): void => {
-      if (!check()) return;
-      off();
-      clearTimeout(timer);
-      resolve();
-    };
-    const off = cluster.store.subscribe(done);
-    const timer = setTimeout(() => (off(), reject(new Error(`timed out waiting for ${what}`))), timeoutMs);
-    done();
-  });
-}
+const untilCluster = (check: () => boolean, what: string, timeoutMs?: number): Promise<void> => untilStore(cluster.store, check, what, timeoutMs);
 
 async function controllerDetail(): Promise<Record<string, unknown>> {
   const response = await fetch(`${server.baseUrl}/health`);

@@ -51,6 +51,24 @@ export interface FakeCluster {
   stop(): Promise<void>;
 }
 
+/**
+ * Resolves once `check` holds, re-checked on every change in `store` (no polling); `what` (or its value at the
+ * deadline) names the condition in the timeout error. The one such wait of the cluster-level test stacks.
+ */
+export function untilStore(store: ObjectStore, check: () => boolean, what: string | (() => string), timeoutMs = 20_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (): void => {
+      if (!check()) return;
+      off();
+      clearTimeout(timer);
+      resolve();
+    };
+    const off = store.subscribe(done);
+    const timer = setTimeout(() => (off(), reject(new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`))), timeoutMs);
+    done();
+  });
+}
+
 function waitForObject(
   store: ObjectStore,
   resource: string,

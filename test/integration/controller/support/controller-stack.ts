@@ -10,6 +10,7 @@ import { sandboxSelector, type SandboxPodConfig } from '@cli-mcp/podspec';
 import type { Clock } from '@cli-mcp/common';
 import { ClientNodeLeaseApi } from '@cli-mcp/kube/client-node';
 import { Registry } from 'prom-client';
+import { untilStore } from '@cli-mcp/testing';
 import type { ControllerConfig } from '../../../../apps/sandbox-controller/src/config/controller-config.js';
 import type { ControllerLogger } from '../../../../apps/sandbox-controller/src/controller-logger.js';
 import { ControllerRuntime } from '../../../../apps/sandbox-controller/src/controller-runtime.js';
@@ -173,22 +174,8 @@ export async function startControllerStack(): Promise<ControllerStack> {
 }
 
 /** Resolves once `check` holds, re-checked on every store change of the fake cluster (no polling). */
-export function untilCluster(stack: KubeStack, check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = (): boolean => {
-      if (!check()) return false;
-      unsubscribe();
-      clearTimeout(timer);
-      resolve();
-      return true;
-    };
-    const unsubscribe = stack.cluster.store.subscribe(() => void done());
-    const timer = setTimeout(() => {
-      unsubscribe();
-      reject(new Error(`timed out waiting for ${what}`));
-    }, timeoutMs);
-    done();
-  });
+export function untilCluster(stack: KubeStack, check: () => boolean, what: string, timeoutMs?: number): Promise<void> {
+  return untilStore(stack.cluster.store, check, what, timeoutMs);
 }
 
 /** Resolves once `check` holds, re-checked on every change and state change of `informer` (no polling). */

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { COMPONENT_LABEL } from '@cli-mcp/podspec';
-import { SECRETS, startFakeCluster, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
+import { SECRETS, startFakeCluster, untilStore, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
 import { stringify } from 'yaml';
 import { controllerSkipReason, startControllerProcess, type ControllerProcess } from '../../controller/support/controller-process.js';
 import { KUBECTL } from '../../deploy/support/rendered.js';
@@ -78,18 +78,7 @@ export async function startOperatorStack(options: { holdServerPods?: boolean } =
     cluster.api.create(SECRETS, NAMESPACE, { apiVersion: 'v1', kind: 'Secret', metadata: { name: `cli-mcp-${instance}-kubeconfig` }, stringData: { kubeconfig: KUBECONFIG_TEXT(cluster.url) } });
   };
 
-  const until = (check: () => boolean, what: string | (() => string), timeoutMs = 20_000): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const done = (): void => {
-        if (!check()) return;
-        off();
-        clearTimeout(timer);
-        resolve();
-      };
-      const off = cluster.store.subscribe(done);
-      const timer = setTimeout(() => (off(), reject(new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`))), timeoutMs);
-      done();
-    });
+  const until = (check: () => boolean, what: string | (() => string), timeoutMs?: number): Promise<void> => untilStore(cluster.store, check, what, timeoutMs);
   const instance = (name: string) => cluster.store.get(CRD_NAME, NAMESPACE, name);
   const condition = (name: string, type: string) =>
     ((instance(name)?.['status'] as { conditions?: Array<{ type: string; status: string; reason: string; message: string }> } | undefined)?.conditions ?? []).find((c) => c.type === type);
