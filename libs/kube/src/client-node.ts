@@ -8,3 +8,4 @@ export { ClientNodeKubeApi, type ClientNodeKubeApiOptions } from './client-node-
 export { loadKubeConfig } from './kube-config.js';
 export { sendKubeRequest, fromApiException, abortedError, type KubeRequest, type KubeRequestOptions } from './client-node-request.js';
 export { ClientNodeLeaseApi, type ClientNodeLeaseApiOptions } from './lease/client-node-lease-api.js';
+export { ClientNodeEgressGateApi, type ClientNodeEgressGateApiOptions } from './egress-gate/client-node-egress-gate-api.js';

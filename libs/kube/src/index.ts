@@ -11,3 +11,4 @@ export * from './lease/index.js';
 export { KUBERNETES_GROUP, KubeAccessSettings, KubernetesSettings, readKubernetesSettings, type KubernetesConfig } from './kubernetes-settings.js';
 export { SANDBOX_GROUP, SandboxSettings } from './sandbox-settings.js';
 export type { PodChange, PodInformer } from './pod-informer.port.js';
+export * from './egress-gate/index.js';

@@ -15,6 +15,7 @@ export type KubeResource =
   | 'roles'
   | 'rolebindings'
   | 'networkpolicies'
+  | 'endpointslices'
   | 'events'
   | 'climcpinstances';
 
