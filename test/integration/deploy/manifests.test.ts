@@ -164,21 +164,25 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
       (r) => ({ groups: r.apiGroups, resources: [...r.resources].sort(), verbs: [...r.verbs].sort() }),
     );
 
-  it('grants the server exactly the C-K8S-10 verbs plus leases get (controller status in /health), nothing cluster-scoped', () => {
+  it('grants the server exactly the C-K8S-10 verbs plus leases get (controller status in /health) and the egress gate\'s two lists, nothing cluster-scoped', () => {
     expect(rulesOf('-server')).toEqual([
       { groups: [''], resources: ['pods'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
       { groups: [''], resources: ['secrets'], verbs: ['create', 'delete'] },
       { groups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get'] },
+      { groups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
+      { groups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] },
     ]);
     expect(of(target, 'ClusterRole')).toHaveLength(0);
     expect(of(target, 'ClusterRoleBinding')).toHaveLength(0);
   });
 
-  it('grants the controller exactly pods get/list/watch/create/delete/patch, secrets list/delete, leases get/create/update', () => {
+  it('grants the controller exactly pods get/list/watch/create/delete/patch, secrets list/delete, leases get/create/update, the egress gate\'s two lists', () => {
     expect(rulesOf('-controller')).toEqual([
       { groups: [''], resources: ['pods'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
       { groups: [''], resources: ['secrets'], verbs: ['delete', 'list'] },
       { groups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create', 'get', 'update'] },
+      { groups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
+      { groups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] },
     ]);
     const binding = of(target, 'RoleBinding').find((b) => b.metadata.name.endsWith('-controller')) as unknown as { roleRef: { name: string }; subjects: Array<{ kind: string; name: string }> };
     expect(binding.roleRef.name).toMatch(/-controller$/);
