@@ -30,12 +30,13 @@ describe(buildEgressGatewayDeployment.name, () => {
     expect(deployment.spec!.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } });
   });
 
-  it('passes the contract\'s command line to cli-mcp-egress', () => {
+  it('passes the contract\'s command line to cli-mcp-egress, in the pod\'s own namespace', () => {
     expect(container.args).toEqual([
-      '--instance-name', 'oc', '--namespace', 'tools', '--proxy-port', '3128', '--admin-port', '9090',
+      '--instance-name', 'oc', '--namespace', '$(POD_NAMESPACE)', '--proxy-port', '3128', '--admin-port', '9090',
       '--routes-file', '/etc/cli-mcp-egress/routes/routes.json', '--kubeconfig-file', '/etc/cli-mcp-egress/kubeconfig/kubeconfig',
-      '--ca-secret', 'oc-egress-ca', '--sandbox-configmap', 'oc-egress-sandbox', '--sandbox-proxy-url', 'http://oc-egress.tools.svc:3128',
+      '--ca-secret', 'oc-egress-ca', '--sandbox-configmap', 'oc-egress-sandbox', '--sandbox-proxy-url', 'http://oc-egress.$(POD_NAMESPACE).svc:3128',
     ]);
+    expect(container.env).toEqual([{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }]);
     expect(egressGatewayArgs(CFG)).toEqual(container.args);
   });
 

@@ -23,6 +23,8 @@ import {
  */
 export const EGRESS_CONFIG_HASH_ANNOTATION = 'cli-mcp.redhat.com/egress-config-hash';
 
+const POD_NAMESPACE_REF = '$(POD_NAMESPACE)';
+
 /** What the config hash covers: the routes document's text and the kubeconfig Secret's resourceVersion or content hash. */
 export interface EgressConfigInputs {
   readonly routesJson: string;
@@ -33,19 +35,23 @@ export function egressConfigHash(inputs: EgressConfigInputs): string {
   return createHash('sha256').update(canonicalJson(inputs), 'utf8').digest('hex').slice(0, 16);
 }
 
-/** The gateway container's command line: the fixed contract with `cli-mcp-egress` (apps/egress-gateway). */
-export function egressGatewayArgs(cfg: Pick<EgressGatewayConfig, 'instanceName' | 'namespace'>): string[] {
+/**
+ * The gateway container's command line: the fixed contract with `cli-mcp-egress` (apps/egress-gateway). The
+ * namespace is the pod's own (`$(POD_NAMESPACE)`, expanded by the kubelet), so the same Deployment serves whatever
+ * namespace it is applied in (`kubectl -n`, a kustomize overlay), like the server's and the controller's.
+ */
+export function egressGatewayArgs(cfg: Pick<EgressGatewayConfig, 'instanceName'>): string[] {
   const names = egressNames(cfg.instanceName);
   return [
     '--instance-name', cfg.instanceName,
-    '--namespace', cfg.namespace,
+    '--namespace', POD_NAMESPACE_REF,
     '--proxy-port', String(EGRESS_PROXY_PORT),
     '--admin-port', String(EGRESS_ADMIN_PORT),
     '--routes-file', `${EGRESS_ROUTES_DIR}/${EGRESS_ROUTES_KEY}`,
     '--kubeconfig-file', `${EGRESS_KUBECONFIG_DIR}/${EGRESS_SANDBOX_KUBECONFIG_KEY}`,
     '--ca-secret', names.caSecret,
     '--sandbox-configmap', names.sandboxConfigMap,
-    '--sandbox-proxy-url', egressProxyUrl(cfg.instanceName, cfg.namespace),
+    '--sandbox-proxy-url', egressProxyUrl(cfg.instanceName, POD_NAMESPACE_REF),
   ];
 }
 
@@ -96,6 +102,7 @@ function gatewayContainer(cfg: EgressGatewayConfig): V1Container {
     name: 'egress',
     image: cfg.image,
     args: egressGatewayArgs(cfg),
+    env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
     ports: [
       { name: EGRESS_PROXY_PORT_NAME, containerPort: EGRESS_PROXY_PORT, protocol: 'TCP' },
       { name: EGRESS_ADMIN_PORT_NAME, containerPort: EGRESS_ADMIN_PORT, protocol: 'TCP' },
