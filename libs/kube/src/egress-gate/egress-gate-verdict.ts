@@ -1,5 +1,6 @@
 import { egressNames, sandboxLabels } from '@cli-mcp/podspec';
 import type { GateEndpointSlice, GateNetworkPolicy } from './egress-gate-api.port.js';
+import { sandboxPolicyProblem } from './sandbox-policy-check.js';
 import { maySelectSandbox } from './sandbox-selection.js';
 
 /** The gate's answer: open, or closed with every missing condition named (C-EGR-6). */
@@ -12,7 +13,8 @@ export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
  * The three conditions of C-EGR-6, from one read of each kind:
  * 1. the gateway Service `<i>-egress` has a ready endpoint (an address whose `ready` is true or unset, as the
  *    EndpointSlice API defines it);
- * 2. the sandbox NetworkPolicy `<i>-egress-sandbox` exists and its `policyTypes` include Egress;
+ * 2. the sandbox NetworkPolicy `<i>-egress-sandbox` exists, its `policyTypes` include Egress, and its own rules
+ *    reach only the gateway's proxy port and DNS (`sandboxPolicyProblem`);
  * 3. no OTHER NetworkPolicy that may select the sandbox pods grants egress — policies are additive, so one more
  *    policy with any egress rule re-opens the way the gateway was to close (the Go system's gap G4).
  */
@@ -24,6 +26,10 @@ export function egressGateVerdict(instance: string, slices: readonly GateEndpoin
   const own = policies.find((p) => p.metadata?.name === names.sandboxPolicy);
   if (own === undefined) reasons.push(`NetworkPolicy ${names.sandboxPolicy} is missing`);
   else if (!(own.spec?.policyTypes ?? []).includes('Egress')) reasons.push(`NetworkPolicy ${names.sandboxPolicy} does not restrict Egress`);
+  else {
+    const problem = sandboxPolicyProblem(own, instance);
+    if (problem !== undefined) reasons.push(`NetworkPolicy ${names.sandboxPolicy} ${problem}`);
+  }
   const labels = sandboxLabels(instance);
   for (const policy of policies) {
     if (policy === own || !grantsEgress(policy) || !maySelectSandbox(policy.spec?.podSelector, labels)) continue;

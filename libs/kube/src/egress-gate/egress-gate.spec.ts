@@ -4,14 +4,13 @@ import type { EgressGateApi, GateEndpointSlice, GateLabelSelector, GateNetworkPo
 import { EgressGate } from './egress-gate.js';
 import { closedGateText, egressGateVerdict } from './egress-gate-verdict.js';
 import { maySelectSandbox } from './sandbox-selection.js';
+import { buildSandboxEgressPolicy } from '@cli-mcp/podspec';
 
 const INSTANCE = 'oc';
 const SANDBOXES = { 'cli-mcp.redhat.com/instance': 'oc', 'cli-mcp.redhat.com/component': 'sandbox' };
 const READY: GateEndpointSlice = { endpoints: [{ addresses: ['10.0.0.7'], conditions: { ready: true } }] };
-const SANDBOX_NP: GateNetworkPolicy = {
-  metadata: { name: 'oc-egress-sandbox' },
-  spec: { podSelector: { matchLabels: SANDBOXES }, policyTypes: ['Egress'], egress: [{ to: [{ podSelector: {} }] }] },
-};
+/** What the manifests apply (libs/podspec builds it). */
+const SANDBOX_NP = buildSandboxEgressPolicy({ namespace: 'tools', instanceName: INSTANCE }) as unknown as GateNetworkPolicy;
 /** The base's ingress policy for sandboxes: Egress with no rule grants nothing. */
 const DENY_ALL: GateNetworkPolicy = { metadata: { name: 'cli-mcp-oc-sandbox' }, spec: { podSelector: { matchLabels: SANDBOXES }, policyTypes: ['Ingress', 'Egress'], egress: [] } };
 const allowAll = (name: string, podSelector: GateLabelSelector): GateNetworkPolicy => ({
@@ -36,6 +35,25 @@ describe(egressGateVerdict.name, () => {
     expect(egressGateVerdict(INSTANCE, [READY], [])).toEqual({ open: false, reasons: ['NetworkPolicy oc-egress-sandbox is missing'] });
     const ingressOnly = { ...SANDBOX_NP, spec: { ...SANDBOX_NP.spec, policyTypes: ['Ingress'] } };
     expect(egressGateVerdict(INSTANCE, [READY], [ingressOnly])).toEqual({ open: false, reasons: ['NetworkPolicy oc-egress-sandbox does not restrict Egress'] });
+  });
+
+  it('closes when the sandbox policy itself is widened: no destinations, an ipBlock, other pods or ports, other namespaces beyond DNS', () => {
+    const gateway = { podSelector: { matchLabels: { 'cli-mcp.redhat.com/instance': 'oc', 'cli-mcp.redhat.com/component': 'egress-gateway' } } };
+    const widened: Array<[unknown[], string]> = [
+      [[{}], 'has an egress rule without destinations (allows every address)'],
+      [[{ to: [gateway] }], 'has an egress rule without fixed ports'],
+      [[{ to: [{ ipBlock: { cidr: '0.0.0.0/0' } }], ports: [{ protocol: 'TCP', port: 443 }] }], 'allows egress to an ipBlock'],
+      [[{ to: [{ podSelector: {} }], ports: [{ protocol: 'TCP', port: 3128 }] }], 'allows egress to pods other than the gateway\'s proxy port'],
+      [[{ to: [gateway], ports: [{ protocol: 'TCP', port: 8080 }] }], 'allows egress to pods other than the gateway\'s proxy port'],
+      [[{ to: [{ namespaceSelector: {} }], ports: [{ protocol: 'TCP', port: 443 }] }], 'allows egress to other namespaces beyond DNS'],
+    ];
+    for (const [egress, problem] of widened) {
+      const policy = { ...SANDBOX_NP, spec: { ...SANDBOX_NP.spec, egress } };
+      expect(egressGateVerdict(INSTANCE, [READY], [policy])).toEqual({ open: false, reasons: [`NetworkPolicy oc-egress-sandbox ${problem}`] });
+    }
+    // An adapted DNS rule (NodeLocal DNS in its namespace, 53 only) is fine.
+    const nodeLocal = { ...SANDBOX_NP, spec: { ...SANDBOX_NP.spec, egress: [...SANDBOX_NP.spec!.egress!, { to: [{ namespaceSelector: { matchLabels: { x: 'y' } } }], ports: [{ protocol: 'UDP', port: 53 }] }] } };
+    expect(egressGateVerdict(INSTANCE, [READY], [nodeLocal])).toEqual({ open: true });
   });
 
   it('closes when a second policy selecting the sandboxes re-opens egress: by labels, expressions, or an empty selector', () => {
