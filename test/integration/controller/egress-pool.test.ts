@@ -6,13 +6,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_ID_LABEL, buildSandboxEgressPolicy } from '@cli-mcp/podspec';
-import { ENDPOINT_SLICES, NETWORK_POLICIES, type KubeObject } from '@cli-mcp/testing';
+import { CONFIG_MAPS, ENDPOINT_SLICES, NETWORK_POLICIES, type KubeObject } from '@cli-mcp/testing';
 import { INSTANCE, KUBECONFIG_SECRET, NAMESPACE, isReadyPod, podConfig, skipReason } from '../kubernetes/support/kube-stack.js';
 import { startControllerStack, untilCluster, type ControllerStack } from './support/controller-stack.js';
 
 let stack: ControllerStack;
 beforeAll(async () => {
-  if (!skipReason) stack = await startControllerStack();
+  if (skipReason) return;
+  stack = await startControllerStack();
+  // What the gateway publishes at start; the kubelet mounts it in every sandbox.
+  stack.cluster.api.create(CONFIG_MAPS, NAMESPACE, {
+    apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${INSTANCE}-egress-sandbox` }, data: { 'ca.crt': 'test-ca', kubeconfig: 'apiVersion: v1\nkind: Config\n' },
+  });
 }, 60_000);
 afterAll(async () => {
   await stack?.stop();

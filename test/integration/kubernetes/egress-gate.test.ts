@@ -89,6 +89,9 @@ describe.skipIf(skipReason)('egress gate on the Kubernetes backend (C-EGR-6)', (
     const env = Object.fromEntries(spec.containers[0]!.env.map((e) => [e.name, e.value]));
     expect(env).toMatchObject({ HTTPS_PROXY: `http://${INSTANCE}-egress.${NAMESPACE}.svc:3128`, NO_PROXY: 'localhost,127.0.0.1,::1', NODE_EXTRA_CA_CERTS: '/etc/cli-mcp-egress/ca.crt' });
     expect(spec.automountServiceAccountToken).toBe(false);
+    // Inside: $KUBECONFIG is the gateway's dummy, the CA is its ca.crt (the kubelet mounts the sandbox ConfigMap).
+    const inside = await replica.manager.execute('egress-open', { command: 'cat "$KUBECONFIG"; cat "$NODE_EXTRA_CA_CERTS"' }, noAbort());
+    expect(inside.response.stdout).toBe('apiVersion: v1\nkind: Config\ntest-ca');
   }, 60_000);
 
   it('a second policy that grants the sandboxes egress shuts the gate again, naming it', async () => {
