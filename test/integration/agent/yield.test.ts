@@ -123,7 +123,10 @@ describe('sandbox-agent: yield at the yield point (C-MCP-11)', () => {
   });
 
   it('kill %N stops the job', async () => {
-    const r = await agent.exec('sleep 60', { yield_after: YIELD, timeout: 120 });
+    // The job takes 2 s to die of its TERM, so `wait` is already waiting when it does. A job that died before
+    // `wait %N` started is one bash itself forgets (it prints "Terminated" and drops it: plain `bash` with `set -m`
+    // does the same), which a loaded machine made happen here: docs/agent.md "Kept statuses".
+    const r = await agent.exec('bash -c \'trap "sleep 2; exit 143" TERM; sleep 60 & wait\'', { yield_after: YIELD, timeout: 120 });
     expect(r.yield_mode).toBe('job');
     const job = processRef(r.job_pid!);
     expect(isAlive(job)).toBe(true);
