@@ -1,6 +1,6 @@
 import { SESSION_ID_LABEL, controllerLeaseName, sandboxSpecHash, type RandomBytes } from '@cli-mcp/podspec';
 import { errorText, type Clock } from '@cli-mcp/common';
-import { type LeaseApi } from '@cli-mcp/kube';
+import type { EgressGate, LeaseApi } from '@cli-mcp/kube';
 import type { ControllerConfig } from './config/controller-config.js';
 import type { ControllerLogger } from './controller-logger.js';
 import { ElectionTiming } from './election/election-timing.js';
@@ -29,6 +29,8 @@ export interface ControllerPorts extends ProcessPorts {
   readonly leases: LeaseApi;
   readonly informer: PodInformer;
   readonly metrics: ControllerMetrics;
+  /** With `--egress-gateway`: the fail-closed gate the pool asks before every refill (C-EGR-6). */
+  readonly egressGate?: Pick<EgressGate, 'check'>;
 }
 
 /** What `/health` reports (C-CTL-8). */
@@ -40,6 +42,8 @@ export interface ControllerStatus {
   /** Why the API is not usable now (informer or Lease failing), undefined when it is. */
   readonly apiProblem: string | undefined;
   readonly pool: PoolHealth;
+  /** Why the pool refill is paused (the closed egress gate, C-EGR-6); absent when it is not. */
+  readonly refillPaused?: string;
   /** Under `--operator`: how many CliMcpInstances it sees (the pool is then their sum). */
   readonly instances?: number;
 }
@@ -92,7 +96,7 @@ export class ControllerRuntime implements StatusSource {
     });
     const isLeader = (): boolean => this.elector.isLeader;
     const shared = { api: ports.api, informer: ports.informer, clock, wallClock: ports.wallClock, metrics, logger, writeTimeoutMs: timing.writeTimeoutMs, isLeader };
-    this.pool = new PoolReconciler({ ...shared, podConfig: config.podConfig, desired: config.pool.size, randomBytes: ports.randomBytes, random });
+    this.pool = new PoolReconciler({ ...shared, podConfig: config.podConfig, desired: config.pool.size, randomBytes: ports.randomBytes, random, egressGate: ports.egressGate });
     const gc = new GcReconciler({
       ...shared,
       instance: config.podConfig.instanceName,
@@ -132,7 +136,11 @@ export class ControllerRuntime implements StatusSource {
   status(): ControllerStatus {
     const { informer } = this.ports;
     const apiProblem = !informer.synced ? (informer.problem ?? 'pods not listed yet') : (informer.problem ?? this.leaseProblem);
-    return { role: this.elector.role, identity: this.elector.identity, holder: this.elector.holder, apiProblem, pool: this.shortfall.health() };
+    const refillPaused = this.elector.isLeader ? this.pool.egressPaused : undefined;
+    return {
+      role: this.elector.role, identity: this.elector.identity, holder: this.elector.holder, apiProblem, pool: this.shortfall.health(),
+      ...(refillPaused === undefined ? {} : { refillPaused }),
+    };
   }
 
   private changed(change?: PodChange): void {

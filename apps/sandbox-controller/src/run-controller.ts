@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { systemClock } from '@cli-mcp/common';
 import { sandboxSelector } from '@cli-mcp/podspec';
-import { ClientNodeLeaseApi, ListWatchPodInformer, loadKubeConfig } from '@cli-mcp/kube/client-node';
+import { EgressGate } from '@cli-mcp/kube';
+import { ClientNodeEgressGateApi, ClientNodeLeaseApi, ListWatchPodInformer, loadKubeConfig } from '@cli-mcp/kube/client-node';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { ControllerConfig } from './config/controller-config.js';
@@ -33,6 +34,10 @@ export async function runController(config: ControllerConfig, logger: Logger): P
     randomBytes: (size) => randomBytes(size),
     metrics: new ControllerMetrics(registry),
     logger: log,
+    // `--egress-gateway`: no pool pod is created while the gate is shut (C-EGR-6).
+    ...(config.podConfig.egressGateway === true
+      ? { egressGate: new EgressGate({ api: new ClientNodeEgressGateApi({ kubeConfig, namespace, registry }), instance: config.podConfig.instanceName }) }
+      : {}),
   });
   await serveProcess({
     config,

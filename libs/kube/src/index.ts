@@ -11,4 +11,5 @@ export * from './lease/index.js';
 export { KUBERNETES_GROUP, KubeAccessSettings, KubernetesSettings, readKubernetesSettings, type KubernetesConfig } from './kubernetes-settings.js';
 export { SANDBOX_GROUP, SandboxSettings } from './sandbox-settings.js';
 export type { PodChange, PodInformer } from './pod-informer.port.js';
+export * from './egress-gate/index.js';
 export type { InformerLogger, ObjectChange, ObjectInformer } from './object-informer.port.js';

@@ -58,6 +58,10 @@ export class KubernetesSettings extends KubeAccessSettings {
   terminationGracePeriod?: string;
   @Flag('sandbox-runtime-class', { valueName: 'name', description: 'runtimeClassName of sandbox pods (e.g. gvisor or kata for stronger isolation).' })
   runtimeClass?: string;
+  // Issue 20 item 3 (C-EGR-1, C-EGR-6): both the server and the controller must agree, or pool pods and session pods
+  // would differ (spec hash) and one of them would create pods while the gate is shut.
+  @Flag('egress-gateway', { type: 'boolean', description: 'Sandboxes reach out only through the instance\'s egress gateway (cli-mcp-egress, Service <instance>-egress): they mount its dummy kubeconfig instead of --kubeconfig-secret, get its proxy and CA, and no pod is claimed or created while its gate is shut (docs/egress.md).' })
+  egressGateway?: boolean;
 }
 
 export interface KubernetesConfig {
@@ -83,7 +87,7 @@ export function readKubernetesSettings(
   // Name every field as `--flag (env PREFIX_FLAG)`; the agent port is not a flag (the default is used).
   const names = Object.fromEntries(
     Object.entries(DEFAULT_SANDBOX_FLAG_NAMES)
-      .filter(([field]) => field !== 'agentPort')
+      .filter(([field]) => field !== 'agentPort' && field !== 'egressGateway')
       .map(([field, flag]) => [field, flags.label(flag.replace(/^--/, ''))]),
   ) as Partial<SandboxFlagNames>;
   const result = validateSandboxPodConfig(
@@ -103,6 +107,7 @@ export function readKubernetesSettings(
       tmpSizeLimit: settings.tmpSizeLimit,
       terminationGracePeriodSeconds: settings.terminationGracePeriod,
       runtimeClassName: settings.runtimeClass,
+      egressGateway: settings.egressGateway === true,
       ...timeouts,
     },
     names,

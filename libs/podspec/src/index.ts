@@ -12,3 +12,4 @@ export * from './secret-builder.js';
 export * from './spec-hash.js';
 export * from './pod-status.js';
 export * from './pod-selection.js';
+export * from './egress/index.js';

@@ -10,6 +10,8 @@ export const INSTANCE_LABEL = 'cli-mcp.redhat.com/instance';
 export const COMPONENT_LABEL = 'cli-mcp.redhat.com/component';
 /** Value of {@link COMPONENT_LABEL} on sandbox pods and session Secrets. */
 export const SANDBOX_COMPONENT = 'sandbox';
+/** Value of {@link COMPONENT_LABEL} on the egress gateway's pods and objects (issue 20 item 3, C-EGR-1). */
+export const EGRESS_GATEWAY_COMPONENT = 'egress-gateway';
 /** Label: the session a pod or Secret belongs to; absent on unassigned (warm-pool) pods. */
 export const SESSION_ID_LABEL = 'cli-mcp.redhat.com/session-id';
 
@@ -56,4 +58,9 @@ export function sandboxLabels(instance: string, sessionId?: string): Record<stri
   const labels: Record<string, string> = { [INSTANCE_LABEL]: instance, [COMPONENT_LABEL]: SANDBOX_COMPONENT };
   if (sessionId !== undefined) labels[SESSION_ID_LABEL] = sessionId;
   return labels;
+}
+
+/** The labels of the egress gateway pods of `instance` (its Service, PDB and NetworkPolicies select them). */
+export function egressGatewayLabels(instance: string): Record<string, string> {
+  return { [INSTANCE_LABEL]: instance, [COMPONENT_LABEL]: EGRESS_GATEWAY_COMPONENT };
 }

@@ -1,4 +1,5 @@
 import type { V1Container, V1EnvVar, V1PodSpec, V1Probe, V1SecurityContext } from '@kubernetes/client-node';
+import { EGRESS_ENV_NAMES, egressCaInitContainer, egressSandboxEnv, egressSandboxMounts, egressSandboxVolumes } from './egress/egress-sandbox.js';
 import type { SandboxPodConfig } from './sandbox-config.js';
 import { overlayEnv } from './sandbox-env.js';
 
@@ -42,6 +43,7 @@ export const READINESS_PROBE_TIMING = {
  * spec hash is taken without it, so session and warm pods of one config share a hash.
  */
 export function buildSandboxPodSpec(cfg: SandboxPodConfig, extraEnv: readonly V1EnvVar[] = []): V1PodSpec {
+  const container = buildSandboxContainer(cfg, extraEnv);
   const spec: V1PodSpec = {
     serviceAccountName: cfg.serviceAccountName,
     // The sandbox talks to the cluster with the mounted kubeconfig only, never with its own SA token.
@@ -54,13 +56,15 @@ export function buildSandboxPodSpec(cfg: SandboxPodConfig, extraEnv: readonly V1
     restartPolicy: 'Always',
     // Lets the agent finish or cancel a running command on delete (Go §18.3, C-AG-10).
     terminationGracePeriodSeconds: cfg.terminationGracePeriodSeconds,
-    containers: [buildSandboxContainer(cfg, extraEnv)],
+    containers: [container],
     volumes: [
-      { name: 'kubeconfig', secret: { secretName: cfg.kubeconfigSecret } },
+      // With the egress gateway the real kubeconfig is the gateway's alone: the sandbox gets the dummy (C-EGR-5).
+      ...(cfg.egressGateway === true ? egressSandboxVolumes(cfg.instanceName) : [{ name: 'kubeconfig', secret: { secretName: cfg.kubeconfigSecret } }]),
       { name: 'workspace', emptyDir: { sizeLimit: cfg.workspaceSizeLimit } },
       { name: 'tmp', emptyDir: { sizeLimit: cfg.tmpSizeLimit } },
     ],
   };
+  if (cfg.egressGateway === true) spec.initContainers = [egressCaInitContainer(cfg.image, container, containerSecurityContext())];
   if (cfg.runtimeClassName !== undefined) spec.runtimeClassName = cfg.runtimeClassName;
   return spec;
 }
@@ -84,12 +88,18 @@ export function baseSandboxEnv(cfg: SandboxPodConfig): V1EnvVar[] {
   ];
 }
 
+// The overlay, and with the egress gateway its proxy and CA variables, which no overlay entry may replace.
+function sandboxOverlayEnv(cfg: SandboxPodConfig): V1EnvVar[] {
+  if (cfg.egressGateway !== true) return overlayEnv(cfg.env);
+  return [...overlayEnv(cfg.env).filter((e) => !EGRESS_ENV_NAMES.has(e.name)), ...egressSandboxEnv(cfg.instanceName, cfg.namespace)];
+}
+
 function buildSandboxContainer(cfg: SandboxPodConfig, extraEnv: readonly V1EnvVar[]): V1Container {
   const container: V1Container = {
     name: SANDBOX_CONTAINER_NAME,
     image: cfg.image,
     ports: [{ name: AGENT_PORT_NAME, containerPort: cfg.agentPort, protocol: 'TCP' }],
-    env: [...baseSandboxEnv(cfg), ...overlayEnv(cfg.env), ...extraEnv.map((e) => structuredClone(e))],
+    env: [...baseSandboxEnv(cfg), ...sandboxOverlayEnv(cfg), ...extraEnv.map((e) => structuredClone(e))],
     resources: {
       requests: { cpu: cfg.resources.cpuRequest, memory: cfg.resources.memoryRequest },
       limits: { cpu: cfg.resources.cpuLimit, memory: cfg.resources.memoryLimit },
@@ -100,6 +110,7 @@ function buildSandboxContainer(cfg: SandboxPodConfig, extraEnv: readonly V1EnvVa
       { name: 'kubeconfig', mountPath: KUBECONFIG_MOUNT_PATH, readOnly: true },
       { name: 'workspace', mountPath: WORKSPACE_PATH },
       { name: 'tmp', mountPath: TMP_PATH },
+      ...(cfg.egressGateway === true ? egressSandboxMounts() : []),
     ],
   };
   if (cfg.imagePullPolicy !== undefined) container.imagePullPolicy = cfg.imagePullPolicy;

@@ -46,6 +46,11 @@ export interface SandboxPodConfig {
   readonly maxTimeoutSeconds: number;
   /** The server's `--default-timeout` (≤ the max, or the agent refuses to start): `SANDBOX_DEFAULT_TIMEOUT_SECONDS`. */
   readonly defaultTimeoutSeconds: number;
+  /**
+   * `--egress-gateway`: the sandboxes reach out only through the instance's gateway and never mount
+   * `kubeconfigSecret` (issue 20 item 3, C-EGR-1); absent = off. Part of the pod spec, so of the spec hash.
+   */
+  readonly egressGateway?: boolean | undefined;
 }
 
 /** Go `DefaultConfig()` resources (Go §3.1). */
@@ -97,6 +102,8 @@ export interface RawSandboxPodConfig {
   /** Whole seconds (the server converts its durations). */
   maxTimeoutSeconds?: string | number;
   defaultTimeoutSeconds?: string | number;
+  /** Already parsed by the flag table (a boolean flag). */
+  egressGateway?: boolean;
 }
 
 /** How each field is named in error messages (a flag, or e.g. `--flag / CLI_MCP_FLAG`, or a CR path). */
@@ -122,4 +129,5 @@ export const DEFAULT_SANDBOX_FLAG_NAMES: SandboxFlagNames = {
   runtimeClassName: '--sandbox-runtime-class',
   maxTimeoutSeconds: '--max-timeout',
   defaultTimeoutSeconds: '--default-timeout',
+  egressGateway: '--egress-gateway',
 };

@@ -107,6 +107,8 @@ export function validateSandboxPodConfig(
     agentPort: agentPort!,
     runtimeClassName,
     ...timeouts,
+    // Only when on: an absent field keeps the spec (and its hash) of a configuration without the gateway.
+    ...(raw.egressGateway === true ? { egressGateway: true } : {}),
   };
   return { ok: true, config, warnings };
 }

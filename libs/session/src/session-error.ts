@@ -10,6 +10,11 @@ export enum SessionErrorCode {
   AgentFailure = 'AGENT_FAILURE',
   /** The backend's substrate (Kubernetes API, local spawner) failed. */
   BackendFailure = 'BACKEND_FAILURE',
+  /**
+   * `--egress-gateway` is on and the fail-closed gate is shut (C-EGR-6): no pod was claimed or created. The
+   * message names every missing condition.
+   */
+  EgressNotEnforced = 'EGRESS_NOT_ENFORCED',
   /** The caller's signal ended the operation. */
   Cancelled = 'CANCELLED',
   /** The server is shutting down. */

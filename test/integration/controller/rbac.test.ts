@@ -13,7 +13,7 @@ import {
 import { PODS, SECRETS } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { INSTANCE, NAMESPACE, isReadyPod, skipReason } from '../kubernetes/support/kube-stack.js';
+import { INSTANCE, NAMESPACE, isReadyPod, podConfig, skipReason } from '../kubernetes/support/kube-stack.js';
 import { startControllerStack, untilCluster, type ControllerStack } from './support/controller-stack.js';
 
 interface Rule {
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(skipReason)('RBAC discipline of the controller (deploy/base/controller-role.yaml)', () => {
-  it('uses exactly the Role: pods get/list/watch/create/delete/patch, secrets list/delete, leases get/create/update', async () => {
+  it('uses exactly the Role: pods get/list/watch/create/delete/patch, secrets list/delete, leases get/create/update, endpointslices and networkpolicies list (egress gate)', async () => {
     stack.cluster.requests.clear();
     const pool = () => stack.pods().filter((p) => p.metadata.labels?.[SESSION_ID_LABEL] === undefined && !p.metadata.deletionTimestamp);
 
@@ -61,13 +61,20 @@ describe.skipIf(skipReason)('RBAC discipline of the controller (deploy/base/cont
     await b.logger.until('removed orphan session secret');
     await b.stop({ release: true });
 
+    // Leader C, with --egress-gateway: the fail-closed gate lists EndpointSlices and NetworkPolicies (C-EGR-6).
+    const c = stack.controller({ identity: 'rbac-c', poolSize: 2, podConfig: podConfig({ egressGateway: true }) });
+    await c.logger.until('pool refill paused');
+    await c.stop({ release: true });
+
     const records = stack.cluster.requests.entries();
     const rules = role();
     const seen = new Set<string>();
     for (const record of records) {
       const what = `${record.method} ${record.path}?${new URLSearchParams(record.query).toString()}`;
-      expect(record.path, what).toMatch(new RegExp(`^/(api/v1|apis/coordination\\.k8s\\.io/v1)/namespaces/${NAMESPACE}/(pods|secrets|leases)(/[^/]+)?$`));
-      const group = record.path.startsWith('/apis/coordination.k8s.io/') ? 'coordination.k8s.io' : '';
+      expect(record.path, what).toMatch(
+        new RegExp(`^/(api/v1|apis/coordination\\.k8s\\.io/v1|apis/discovery\\.k8s\\.io/v1|apis/networking\\.k8s\\.io/v1)/namespaces/${NAMESPACE}/(pods|secrets|leases|endpointslices|networkpolicies)(/[^/]+)?$`),
+      );
+      const group = /^\/apis\/([^/]+)\//.exec(record.path)?.[1] ?? '';
       const allowed = rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(record.resource as string) && r.verbs.includes(record.verb as string));
       expect(allowed, what).toBe(true);
       seen.add(`${record.verb} ${record.resource}`);

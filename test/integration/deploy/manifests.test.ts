@@ -83,10 +83,13 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
 
   it('selectors match the labels pods really carry: Deployments, Services, PDBs, spread, NetworkPolicies, ServiceMonitors', () => {
     const kinds = { server: serverDeployment(target), controller: controllerDeployment(target) };
-    const podLabels = { server: kinds.server.spec!.template.metadata!.labels!, controller: kinds.controller.spec!.template.metadata!.labels! };
+    const podLabels: Record<string, Record<string, string>> = { server: kinds.server.spec!.template.metadata!.labels!, controller: kinds.controller.spec!.template.metadata!.labels! };
+    // The egress gateway's pods, where the egress-gateway component is in (egress-gateway.test.ts checks them further).
+    const gateway = (of(target, 'Deployment') as unknown as V1Deployment[]).find((d) => d.metadata!.name!.endsWith('-egress'));
+    if (gateway) podLabels['egress-gateway'] = gateway.spec!.template.metadata!.labels!;
     const sandboxes = sandboxPods(target);
     const whoIs = (selector: LabelSelector | undefined): string[] => [
-      ...(['server', 'controller'] as const).filter((kind) => selects(selector, podLabels[kind])),
+      ...Object.keys(podLabels).filter((kind) => selects(selector, podLabels[kind]!)),
       ...(sandboxes.every((pod) => selects(selector, pod.labels)) ? ['sandbox'] : []),
     ];
     for (const [kind, deployment] of Object.entries(kinds) as Array<[keyof typeof kinds, V1Deployment]>) {
@@ -99,7 +102,9 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
       for (const port of service.spec.ports) expect(containerPorts).toContain(port.targetPort);
     }
     // One PDB per Deployment, each selecting exactly its pods.
-    expect((of(target, 'PodDisruptionBudget') as Array<Manifest & { spec: { selector: LabelSelector } }>).map((pdb) => whoIs(pdb.spec.selector)).sort()).toEqual([['controller'], ['server']]);
+    expect((of(target, 'PodDisruptionBudget') as Array<Manifest & { spec: { selector: LabelSelector } }>).map((pdb) => whoIs(pdb.spec.selector)).sort()).toEqual(
+      [['controller'], ...(gateway ? [['egress-gateway']] : []), ['server']],
+    );
 
     const policies = of(target, 'NetworkPolicy') as Array<Manifest & { spec: { podSelector: LabelSelector; ingress?: Array<{ from?: Array<{ podSelector?: LabelSelector; namespaceSelector?: LabelSelector }>; ports?: Array<{ port: number }> }> } }>;
     for (const policy of policies) expect(whoIs(policy.spec.podSelector), `${policy.metadata.name} selects exactly one kind of pod`).toHaveLength(1);
@@ -164,21 +169,25 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
       (r) => ({ groups: r.apiGroups, resources: [...r.resources].sort(), verbs: [...r.verbs].sort() }),
     );
 
-  it('grants the server exactly the C-K8S-10 verbs plus leases get (controller status in /health), nothing cluster-scoped', () => {
+  it('grants the server exactly the C-K8S-10 verbs plus leases get (controller status in /health) and the egress gate\'s two lists, nothing cluster-scoped', () => {
     expect(rulesOf('-server')).toEqual([
       { groups: [''], resources: ['pods'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
       { groups: [''], resources: ['secrets'], verbs: ['create', 'delete'] },
       { groups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get'] },
+      { groups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
+      { groups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] },
     ]);
     expect(of(target, 'ClusterRole')).toHaveLength(0);
     expect(of(target, 'ClusterRoleBinding')).toHaveLength(0);
   });
 
-  it('grants the controller exactly pods get/list/watch/create/delete/patch, secrets list/delete, leases get/create/update', () => {
+  it('grants the controller exactly pods get/list/watch/create/delete/patch, secrets list/delete, leases get/create/update, the egress gate\'s two lists', () => {
     expect(rulesOf('-controller')).toEqual([
       { groups: [''], resources: ['pods'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
       { groups: [''], resources: ['secrets'], verbs: ['delete', 'list'] },
       { groups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create', 'get', 'update'] },
+      { groups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
+      { groups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] },
     ]);
     const binding = of(target, 'RoleBinding').find((b) => b.metadata.name.endsWith('-controller')) as unknown as { roleRef: { name: string }; subjects: Array<{ kind: string; name: string }> };
     expect(binding.roleRef.name).toMatch(/-controller$/);
@@ -236,12 +245,13 @@ describe.skipIf(skip)('the offline schema check itself', () => {
 });
 
 describe.skipIf(skip)('sandbox egress', () => {
-  it('is denied by default and allowed to DNS and the API (443/6443) by the investigation-egress overlay', () => {
+  it('is denied by default; the egress-gateway overlay lets sandboxes reach only the gateway (3128) and DNS', () => {
     const base = of('deploy/base', 'NetworkPolicy').find((p) => p.metadata.name.endsWith('-sandbox')) as Manifest & { spec: { egress: unknown[]; policyTypes: string[] } };
     expect(base.spec.policyTypes).toContain('Egress');
     expect(base.spec.egress).toEqual([]);
-    const allow = of('deploy/overlays/investigation-egress', 'NetworkPolicy').find((p) => p.metadata.name.endsWith('-sandbox-egress')) as Manifest & { spec: { egress: Array<{ ports: Array<{ port: number }> }> } };
-    expect(allow.spec.egress.flatMap((rule) => rule.ports.map((p) => p.port)).sort((a, b) => a - b)).toEqual([53, 53, 443, 5353, 5353, 6443]);
+    const allow = of('deploy/overlays/egress-gateway', 'NetworkPolicy').find((p) => p.metadata.name === 'oc-egress-sandbox') as Manifest & { spec: { egress: Array<{ ports: Array<{ port: number }> }> } };
+    expect(allow.spec.egress.flatMap((rule) => rule.ports.map((p) => p.port)).sort((a, b) => a - b)).toEqual([53, 53, 3128, 5353, 5353]);
+    expect(JSON.stringify(allow)).not.toContain('ipBlock');
   });
 });
 

@@ -29,8 +29,13 @@ const UP: Record<'server' | 'controller', RegExp> = { server: /"msg":"listening"
 type Rule = { expr: string };
 interface Workload { deployment: V1Deployment; container: V1Container; image: 'server' | 'controller' }
 
-/** The image a container runs, from its image reference (`…/cli-mcp-server:…`, `…/cli-mcp-controller:…`). */
-function imageOf(container: V1Container): 'server' | 'controller' {
+/**
+ * The image a container runs, from its image reference (`…/cli-mcp-server:…`, `…/cli-mcp-controller:…`); undefined
+ * for the egress gateway (`…/cli-mcp-egress:…`, the egress-gateway component), whose image and run check belong to
+ * apps/egress-gateway's own image tests, not to this harness's two images.
+ */
+function imageOf(container: V1Container): 'server' | 'controller' | undefined {
+  if (/(?:^|\/)cli-mcp-egress(?:[:@]|$)/.test(container.image ?? '')) return undefined;
   const match = /(?:^|\/)cli-mcp-(server|controller)(?:[:@]|$)/.exec(container.image ?? '');
   if (!match) throw new Error(`container ${container.name}: image ${container.image} is not one the image checks assemble`);
   return match[1] as 'server' | 'controller';
@@ -40,7 +45,10 @@ const targets = KUBECTL ? kustomizeTargets() : [];
 const overlays = targets.map((target) => {
   const manifests = render(target);
   const workloads: Workload[] = (manifests.filter((m) => m.kind === 'Deployment') as unknown as V1Deployment[]).flatMap((deployment) =>
-    deployment.spec!.template.spec!.containers.map((container) => ({ deployment, container, image: imageOf(container) })),
+    deployment.spec!.template.spec!.containers.flatMap((container) => {
+      const image = imageOf(container);
+      return image === undefined ? [] : [{ deployment, container, image }];
+    }),
   );
   const rules = (manifests.filter((m) => m.kind === 'PrometheusRule') as unknown as Array<{ spec: { groups: Array<{ rules: Rule[] }> } }>).flatMap((r) => r.spec.groups.flatMap((g) => g.rules));
   return { target, manifests, workloads, rules };

@@ -269,6 +269,12 @@ describe(loadServerConfig.name, () => {
     ]);
   });
 
+  it('--egress-gateway (or CLI_MCP_EGRESS_GATEWAY) puts the sandboxes behind the egress gateway; off by default', async () => {
+    expect((await config(kubeFlags)).kubernetes.podConfig!.egressGateway).toBeUndefined();
+    expect((await config([...kubeFlags, '--egress-gateway'])).kubernetes.podConfig!.egressGateway).toBe(true);
+    expect((await config([...kubeFlags, '--egress-gateway=false'])).kubernetes.podConfig!.egressGateway).toBeUndefined();
+  });
+
   it('gives the sandbox pods the server\'s timeouts, so the agent caps at --max-timeout (C-AG-14)', async () => {
     const c = await config([...kubeFlags, '--max-timeout', '10m', '--default-timeout', '90s']);
     expect(c.kubernetes.podConfig).toMatchObject({ maxTimeoutSeconds: 600, defaultTimeoutSeconds: 90, terminationGracePeriodSeconds: 610 });

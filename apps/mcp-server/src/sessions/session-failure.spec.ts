@@ -23,6 +23,7 @@ describe(describeSessionFailure.name, () => {
     [SessionErrorCode.CapacityExhausted, 'too many sessions (limit 32)', 'sandbox exec failed: too many sessions (limit 32)'],
     [SessionErrorCode.AgentFailure, 'agent request: execute http://127.0.0.1:4000/exec: connection refused', 'sandbox exec failed: agent request: execute http://127.0.0.1:4000/exec: connection refused'],
     [SessionErrorCode.BackendFailure, 'spawn agent: ENOENT', 'sandbox exec failed: spawn agent: ENOENT'],
+    [SessionErrorCode.EgressNotEnforced, 'resolve pod: egress gateway not enforced: Service oc-egress has no ready endpoints', 'sandbox exec failed: resolve pod: egress gateway not enforced: Service oc-egress has no ready endpoints'],
     [SessionErrorCode.Cancelled, 'aborted', 'sandbox exec failed: the request was cancelled'],
     [SessionErrorCode.ShuttingDown, 'closing', 'sandbox exec failed: the server is shutting down; retry the command'],
   ])('%s → "sandbox exec failed: <cause>"', (code, message, text) => {

@@ -39,6 +39,8 @@ export function describeSessionFailure(error: unknown, sessionId: string): Sessi
       return failed('agent_failure', error.message);
     case SessionErrorCode.BackendFailure:
       return failed('backend_failure', error.message);
+    case SessionErrorCode.EgressNotEnforced:
+      return failed('egress_not_enforced', error.message);
     case SessionErrorCode.Cancelled:
       return failed('cancelled', 'the request was cancelled');
     case SessionErrorCode.ShuttingDown:

@@ -40,7 +40,8 @@ export class HealthController {
   }
 
   private pool(): HealthIndicatorResult<'pool'> {
-    const { pool, instances } = this.runtime.status();
-    return this.indicators.check('pool').up({ ...pool, ...(instances === undefined ? {} : { instances }) });
+    const { pool, instances, refillPaused } = this.runtime.status();
+    // A paused refill (closed egress gate, C-EGR-6) is a detail like a short pool: restarting would not fix it.
+    return this.indicators.check('pool').up({ ...pool, ...(instances === undefined ? {} : { instances }), ...(refillPaused === undefined ? {} : { refill_paused: refillPaused }) });
   }
 }

@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { FakeControllerCluster } from '../../test/fake-controller-cluster.js';
 import { claim, countingBytes, crashLooping, metrics, podConfig, poolPod, recordingLogger, settle, WALL_START } from '../../test/fixtures.js';
 import { ReconcileLoop } from '../reconcile/reconcile-loop.js';
-import { PoolReconciler } from './pool-reconciler.js';
+import { PoolReconciler, type PoolReconcilerOptions } from './pool-reconciler.js';
+import type { EgressGateVerdict } from '@cli-mcp/kube';
 
-function setup(options: { desired?: number; leader?: () => boolean; image?: string } = {}) {
+function setup(options: { desired?: number; leader?: () => boolean; image?: string; egressGate?: PoolReconcilerOptions['egressGate'] } = {}) {
   const cluster = new FakeControllerCluster();
   const clock = new FakeClock();
   const logger = recordingLogger();
@@ -26,6 +27,7 @@ function setup(options: { desired?: number; leader?: () => boolean; image?: stri
     logger,
     writeTimeoutMs: 4000,
     isLeader: options.leader ?? (() => true),
+    egressGate: options.egressGate,
   });
   const pass = () => pool.pass(new AbortController().signal);
   const poolPods = () => [...cluster.pods.values()].filter((p) => p.metadata?.labels?.[SESSION_ID_LABEL] === undefined && !p.metadata?.deletionTimestamp);
@@ -33,6 +35,19 @@ function setup(options: { desired?: number; leader?: () => boolean; image?: stri
 }
 
 describe(PoolReconciler.name, () => {
+  it('pauses the refill while the egress gate is shut, says why, and resumes once it opens (C-EGR-6)', async () => {
+    let verdict: EgressGateVerdict = { open: false, reasons: ['Service oc-egress has no ready endpoints'] };
+    const { cluster, pass, pool, logger, poolPods } = setup({ desired: 2, egressGate: { check: async () => verdict } });
+    expect(await pass()).toEqual({ requeueAfterMs: 2_000 });
+    expect(cluster.callsOf('createPod')).toHaveLength(0);
+    expect(pool.egressPaused).toBe('egress gateway not enforced: Service oc-egress has no ready endpoints');
+    expect(JSON.stringify(logger.lines)).toContain('pool refill paused');
+    verdict = { open: true };
+    await pass();
+    expect(poolPods()).toHaveLength(2);
+    expect(pool.egressPaused).toBeUndefined();
+  });
+
   it('creates the deficit with the server’s builder: pool names, no session label, no token, the spec hash', async () => {
     const { cluster, pass, poolPods, cfg } = setup({ desired: 3 });
     await pass();

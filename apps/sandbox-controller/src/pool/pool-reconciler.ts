@@ -1,7 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { SESSION_ID_LABEL, buildWarmPod, isTerminating, sandboxSpecHash, warmPodName, type RandomBytes, type SandboxPodConfig } from '@cli-mcp/podspec';
 import { errorText } from '@cli-mcp/common';
-import { isAlreadyExists, isConflict, isNotFound } from '@cli-mcp/kube';
+import { closedGateText, isAlreadyExists, isConflict, isNotFound, type EgressGate } from '@cli-mcp/kube';
 import { preconditionsOf } from '../kube/controller-kube-api.port.js';
 import { errorReason, type PoolDeletionReason } from '../metrics/controller-metrics.js';
 import { Backoff } from '@cli-mcp/common';
@@ -17,10 +17,14 @@ export interface PoolReconcilerOptions extends ReconcilerDeps {
   /** Pool pod names (`warmPodName`). */
   readonly randomBytes: RandomBytes;
   readonly random: () => number;
+  /** With `--egress-gateway`: the fail-closed gate, asked before every refill (C-EGR-6). */
+  readonly egressGate?: Pick<EgressGate, 'check'>;
 }
 
 /** A create answered but not yet seen by the informer is forgotten after this long (it was deleted meanwhile). */
 const PENDING_TTL_MS = 60_000;
+/** While the egress gate is shut the pool is looked at again this often (the Go operator's `proxyGateRetry`). */
+const EGRESS_GATE_RETRY_MS = 2_000;
 /** At most this many creates in flight per pass. */
 const CREATE_CONCURRENCY = 5;
 
@@ -39,10 +43,16 @@ export class PoolReconciler {
   private blockedUntil = 0;
   private lastRejection?: string;
   private countsValue?: PoolCounts;
+  private egressPause?: string;
 
   constructor(private readonly options: PoolReconcilerOptions) {
     this.specHash = sandboxSpecHash(options.podConfig);
     this.rejections = new Backoff({ initialMs: 5_000, maxMs: 300_000, random: options.random });
+  }
+
+  /** Why the refill is paused: the closed egress gate's text (for `/health`), undefined while it may create. */
+  get egressPaused(): string | undefined {
+    return this.egressPause;
   }
 
   /** The counts of the last pass (for `/health` on the leader). */
@@ -123,6 +133,7 @@ export class PoolReconciler {
     if (clock.now() < this.blockedUntil) return this.blockedUntil - clock.now();
     // The first create goes alone: when the API refuses it (a webhook, a quota), the others are not sent.
     if (!this.options.isLeader()) return undefined;
+    if (!(await this.egressGateOpen(signal))) return EGRESS_GATE_RETRY_MS;
     let failure: unknown = await this.createOne(signal);
     let remaining = failure === undefined ? count - 1 : 0;
     const worker = async (): Promise<void> => {
@@ -142,6 +153,23 @@ export class PoolReconciler {
     else this.options.logger.debug('pool pod creation still failing', fields);
     this.lastRejection = message;
     return delay;
+  }
+
+  /**
+   * C-EGR-6: no pool pod is created while the gate is shut. The refill pauses — logged once per distinct reason —
+   * and is retried every 2 s (EndpointSlices and policies are not watched); `/health` says why.
+   */
+  private async egressGateOpen(signal: AbortSignal): Promise<boolean> {
+    const gate = this.options.egressGate;
+    if (gate === undefined) return true;
+    const verdict = await gate.check(signal);
+    const pause = verdict.open ? undefined : closedGateText(verdict);
+    if (pause !== this.egressPause) {
+      if (pause === undefined) this.options.logger.info('egress gate open; pool refill resumes');
+      else this.options.logger.error('pool refill paused', { reason: pause });
+    }
+    this.egressPause = pause;
+    return pause === undefined;
   }
 
   /** One create; the failure when the API refused or failed it (AlreadyExists of a random name is not one). */

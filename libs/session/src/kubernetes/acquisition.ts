@@ -1,7 +1,8 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { authSecretName, isMissingSecret, sessionPodName, type SandboxPodConfig } from '@cli-mcp/podspec';
 import type { Clock } from '@cli-mcp/common';
-import type { KubeApi } from '@cli-mcp/kube';
+import { closedGateText, type EgressGate, type KubeApi } from '@cli-mcp/kube';
+import { SessionError, SessionErrorCode } from '../session-error.js';
 import type { SessionMetrics } from '../session-metrics.js';
 import { abortedAcquisition, type AbortCause, type Acquired } from './acquire-context.js';
 import type { AgentProbe } from './agent-probe.js';
@@ -23,6 +24,8 @@ export interface AcquisitionDeps {
   readonly metrics?: SessionMetrics;
   /** Direct `/health` check of a starting pod's agent, for every readiness wait (undefined: kubelet Ready only). */
   readonly probe?: AgentProbe;
+  /** The fail-closed egress gate (C-EGR-6), with `--egress-gateway` only. */
+  readonly egressGate?: Pick<EgressGate, 'check'>;
   /** Notes that a session's pod was stamped by a claim or create, so `touch` does not repeat it (C-K8S-6). */
   readonly toucher: { stamped(sessionId: string): void };
   readonly readyTimeoutMs: number;
@@ -93,6 +96,20 @@ export class Acquisition {
   /** Step: the session's pods by label; the oldest serving one, else the oldest live one awaited. */
   discover(stage: string): Promise<DiscoveryOutcome> {
     return discoverSessionPod(this, stage);
+  }
+
+  /**
+   * Step before a claim or create (C-EGR-6): with the egress gateway on, refuses — naming what is missing — unless
+   * the gate is open. No pod is claimed or created by a refused acquisition.
+   */
+  async passEgressGate(): Promise<void> {
+    const gate = this.deps.egressGate;
+    if (gate === undefined) return;
+    const verdict = await gate.check(this.signal).catch((error: unknown) => {
+      this.throwIfAborted();
+      throw error;
+    });
+    if (!verdict.open) throw new SessionError(SessionErrorCode.EgressNotEnforced, `resolve pod: ${closedGateText(verdict)}`);
   }
 
   /** Step: one claim round over this instance's unassigned pods. */

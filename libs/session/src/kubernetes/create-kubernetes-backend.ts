@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { ClientNodeKubeApi, loadKubeConfig } from '@cli-mcp/kube/client-node';
+import { EgressGate } from '@cli-mcp/kube';
+import { ClientNodeEgressGateApi, ClientNodeKubeApi, loadKubeConfig } from '@cli-mcp/kube/client-node';
 import { KubernetesBackend } from './kubernetes-backend.js';
 import type { KubernetesBackendOptions } from './kubernetes-backend.options.js';
 
@@ -14,15 +15,18 @@ export interface CreateKubernetesBackendOptions extends Omit<KubernetesBackendOp
 }
 
 /**
- * What `--backend kubernetes` wires: the client-node `KubeApi` bound to `podConfig.namespace`, and the backend.
+ * What `--backend kubernetes` wires: the client-node `KubeApi` bound to `podConfig.namespace`, the egress gate
+ * when `podConfig.egressGateway` is on, and the backend.
  * Throws when no Kubernetes configuration can be loaded (a startup error).
  */
 export function createKubernetesBackend(options: CreateKubernetesBackendOptions): KubernetesBackend {
   const { kubeconfigPath, kubeConfig, registry, ...backendOptions } = options;
-  const api = new ClientNodeKubeApi({
-    kubeConfig: kubeConfig ?? loadKubeConfig(kubeconfigPath),
-    namespace: options.podConfig.namespace,
-    registry,
-  });
-  return new KubernetesBackend({ ...backendOptions, api });
+  const config = kubeConfig ?? loadKubeConfig(kubeconfigPath);
+  const { namespace, instanceName, egressGateway } = options.podConfig;
+  const api = new ClientNodeKubeApi({ kubeConfig: config, namespace, registry });
+  // `--egress-gateway`: every claim and create first asks the fail-closed gate (C-EGR-6).
+  const egressGate =
+    backendOptions.egressGate ??
+    (egressGateway === true ? new EgressGate({ api: new ClientNodeEgressGateApi({ kubeConfig: config, namespace, registry }), instance: instanceName, clock: backendOptions.clock }) : undefined);
+  return new KubernetesBackend({ ...backendOptions, api, egressGate });
 }

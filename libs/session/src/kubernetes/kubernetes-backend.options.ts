@@ -2,7 +2,7 @@ import type { AgentClient } from '@cli-mcp/agent-client';
 import type { SandboxPodConfig } from '@cli-mcp/podspec';
 import type { Clock } from '@cli-mcp/common';
 import type { SessionMetrics } from '../session-metrics.js';
-import type { KubeApi } from '@cli-mcp/kube';
+import type { EgressGate, KubeApi } from '@cli-mcp/kube';
 
 /**
  * The agent calls the backend makes itself: token delivery to a claimed or restarted pod (C-K8S-4/7), `/output`
@@ -25,6 +25,11 @@ export interface KubernetesBackendOptions {
   hmacKey: Buffer;
   /** Validated sandbox configuration (`validateSandboxPodConfig`); its namespace must equal `api.namespace`. */
   podConfig: SandboxPodConfig;
+  /**
+   * With `--egress-gateway`: the fail-closed gate asked before every claim and create (C-EGR-6). A session whose
+   * pod already exists is not asked (its pod keeps working only through the gateway anyway).
+   */
+  egressGate?: Pick<EgressGate, 'check'>;
   /** `--ready-timeout`: bound on waiting for a pod to become Ready (C-K8S-5). Default 60 s. */
   readyTimeoutMs?: number;
   /**

@@ -61,6 +61,7 @@ export class KubernetesBackend implements SandboxBackend {
       wallClock,
       logger,
       metrics: options.metrics,
+      egressGate: options.egressGate,
       probe: (options.directProbe ?? true) ? agentHealthProbe(agent, cfg.agentPort) : undefined,
       toucher: this.toucher,
       readyTimeoutMs: options.readyTimeoutMs ?? KUBERNETES_DEFAULTS.readyTimeoutMs,
@@ -92,6 +93,7 @@ export class KubernetesBackend implements SandboxBackend {
   private async steps(acquisition: Acquisition): Promise<Acquired> {
     const first = await acquisition.discover('discover pod');
     if (first.found) return first.found;
+    await acquisition.passEgressGate();
     const claim = await acquisition.claim();
     if (claim.kind === 'claimed') return { pod: claim.pod, path: 'claim', hadEarlierSandbox: first.hadEarlierPod };
     if (claim.kind === 'failed') {

@@ -3,7 +3,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { deriveSessionToken } from '@cli-mcp/auth';
 import type { SandboxPodConfig } from '@cli-mcp/podspec';
 import { KubernetesBackend } from '../kubernetes-backend.js';
-import type { KubernetesBackendLogger } from '../kubernetes-backend.options.js';
+import type { KubernetesBackendLogger, KubernetesBackendOptions } from '../kubernetes-backend.options.js';
 import type { PodListQuery, PodWatchEnd } from '@cli-mcp/kube';
 import { FakeClock, StrictAssignAgent, StrictKubeApi, testPodConfig } from './strict-kube-api.js';
 
@@ -28,7 +28,7 @@ export interface Fixture {
   sut: KubernetesBackend;
 }
 
-export function backendFixture(options: { readyTimeoutMs?: number; activityIntervalMs?: number; instanceName?: string } = {}): Fixture {
+export function backendFixture(options: { readyTimeoutMs?: number; activityIntervalMs?: number; instanceName?: string; egressGate?: KubernetesBackendOptions['egressGate'] } = {}): Fixture {
   const api = new StrictKubeApi();
   const agent = new StrictAssignAgent();
   const clock = new FakeClock();
@@ -49,6 +49,7 @@ export function backendFixture(options: { readyTimeoutMs?: number; activityInter
     logger,
     readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
     activityIntervalMs: options.activityIntervalMs,
+    egressGate: options.egressGate,
   });
   return { api, agent, clock, cfg, logs, sut };
 }

@@ -153,6 +153,7 @@ export class PodRuntime {
   }
 
   private lookupSecret: SecretLookup = (namespace, name) => this.deps.store.get('secrets', namespace, name);
+  private lookupConfigMap: SecretLookup = (namespace, name) => this.deps.store.get('configmaps', namespace, name);
 
   /** Starts (or restarts) the container; any unexpected failure is reported as RunContainerError, never thrown. */
   private async start(): Promise<void> {
@@ -183,7 +184,7 @@ export class PodRuntime {
     const resolved = resolveContainerEnv(pod, container, this.lookupSecret, { podIp: this.ip, nodeName: this.deps.settings.nodeName });
     if (!resolved.ok) return this.blocked(resolved.error.reason, resolved.error.message);
     const root = join(this.deps.settings.workRoot, `${this.namespace}_${this.name}_${this.uid.slice(0, 8)}`);
-    const prepared = await prepareSandboxDirs(root, pod, container, this.lookupSecret, this.deps.settings.requireSecretVolumes);
+    const prepared = await prepareSandboxDirs(root, pod, container, this.lookupSecret, this.deps.settings.requireSecretVolumes, this.lookupConfigMap);
     this.dirs = prepared.dirs;
     if (prepared.failure) return this.blocked('ContainerCreating', prepared.failure.message);
     if (this.state !== 'starting') return;

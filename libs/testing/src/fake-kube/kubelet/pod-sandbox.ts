@@ -57,9 +57,10 @@ export async function allocatePodAddress(ips: LoopbackIpPool, port: number): Pro
 }
 
 /**
- * Creates the pod's directories: one per emptyDir/secret volume mounted by the first container, plus
- * `workspace` and `tmp`. Secret volumes are materialised as one file per key. A missing Secret fails the mount
- * unless the volume is optional or `requireSecretVolumes` is false.
+ * Creates the pod's directories: one per emptyDir/secret/configMap volume mounted by the first container, plus
+ * `workspace` and `tmp`. Secret volumes are materialised as one file per key; configMap volumes likewise, only the
+ * listed `items` (key → path) when given (the egress gateway's sandbox ConfigMap: the dummy kubeconfig and CA). A
+ * missing Secret or ConfigMap fails the mount unless the volume is optional or `requireSecretVolumes` is false.
  */
 export async function prepareSandboxDirs(
   root: string,
@@ -67,6 +68,7 @@ export async function prepareSandboxDirs(
   container: Json,
   lookupSecret: SecretLookup,
   requireSecretVolumes: boolean,
+  lookupConfigMap: SecretLookup = () => undefined,
 ): Promise<{ dirs: SandboxDirs; failure?: MountFailure }> {
   const spec = isJsonObject(pod['spec']) ? pod['spec'] : {};
   const volumes = new Map<string, Json>();
@@ -97,6 +99,24 @@ export async function prepareSandboxDirs(
         for (const [key, value] of Object.entries(data)) {
           await writeFile(join(local, key), Buffer.from(String(value), 'base64'), { mode: 0o600 });
         }
+      }
+    }
+    const configMapSource = volume['configMap'];
+    if (isJsonObject(configMapSource)) {
+      const name = String(configMapSource['name'] ?? '');
+      const configMap = lookupConfigMap(pod.metadata.namespace ?? 'default', name);
+      if (!configMap) {
+        if (configMapSource['optional'] !== true && requireSecretVolumes) {
+          return {
+            dirs: { root, workdir: join(root, 'workspace'), tmp: join(root, 'tmp'), mounts },
+            failure: { volume: mount['name'], message: `MountVolume.SetUp failed for volume "${mount['name']}" : configmap "${name}" not found` },
+          };
+        }
+      } else {
+        const data = isJsonObject(configMap['data']) ? configMap['data'] : {};
+        const items = Array.isArray(configMapSource['items']) ? configMapSource['items'].filter(isJsonObject) : undefined;
+        const files = items === undefined ? Object.keys(data).map((key) => [key, key] as const) : items.map((item) => [String(item['key']), String(item['path'])] as const);
+        for (const [key, path] of files) if (typeof data[key] === 'string') await writeFile(join(local, path), data[key], { mode: 0o644 });
       }
     }
     mounts.set(mount['mountPath'].replace(/\/+$/, ''), local);

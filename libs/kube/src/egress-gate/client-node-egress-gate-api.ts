@@ -1,0 +1,41 @@
+import { DiscoveryV1Api, NetworkingV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { Registry } from 'prom-client';
+import { sendKubeRequest } from '../client-node-request.js';
+import { KubeRequestMetrics } from '../kube-request-metrics.js';
+import type { EgressGateApi, GateEndpointSlice, GateNetworkPolicy } from './egress-gate-api.port.js';
+
+export interface ClientNodeEgressGateApiOptions {
+  kubeConfig: KubeConfig;
+  namespace: string;
+  /** Registry of `cli_mcp_kube_requests_total`; a private one when absent. */
+  registry?: Registry;
+}
+
+/** `EgressGateApi` on client-node's `DiscoveryV1Api` and `NetworkingV1Api`, counted and failing like every adapter. */
+export class ClientNodeEgressGateApi implements EgressGateApi {
+  private readonly discovery: DiscoveryV1Api;
+  private readonly networking: NetworkingV1Api;
+  private readonly metrics: KubeRequestMetrics;
+  private readonly namespace: string;
+
+  constructor(options: ClientNodeEgressGateApiOptions) {
+    this.namespace = options.namespace;
+    this.discovery = options.kubeConfig.makeApiClient(DiscoveryV1Api);
+    this.networking = options.kubeConfig.makeApiClient(NetworkingV1Api);
+    this.metrics = new KubeRequestMetrics(options.registry ?? new Registry());
+  }
+
+  async listEndpointSlices(labelSelector: string, signal: AbortSignal): Promise<GateEndpointSlice[]> {
+    const list = await sendKubeRequest(this.metrics, { verb: 'list', resource: 'endpointslices', signal }, (options) =>
+      this.discovery.listNamespacedEndpointSlice({ namespace: this.namespace, labelSelector }, options),
+    );
+    return list.items;
+  }
+
+  async listNetworkPolicies(signal: AbortSignal): Promise<GateNetworkPolicy[]> {
+    const list = await sendKubeRequest(this.metrics, { verb: 'list', resource: 'networkpolicies', signal }, (options) =>
+      this.networking.listNamespacedNetworkPolicy({ namespace: this.namespace }, options),
+    );
+    return list.items as GateNetworkPolicy[];
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The controller's pool with `--egress-gateway` (C-EGR-6, issue 20 item 3), against the fake API server: while the
+ * fail-closed gate is shut it creates no pool pod and /health (the runtime's status) says why; once the gateway
+ * Service has a ready endpoint and the sandbox NetworkPolicy exists, the pool fills with pods that mount the
+ * gateway's dummy kubeconfig, never the real kubeconfig Secret.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SESSION_ID_LABEL, buildSandboxEgressPolicy } from '@cli-mcp/podspec';
+import { CONFIG_MAPS, ENDPOINT_SLICES, NETWORK_POLICIES, type KubeObject } from '@cli-mcp/testing';
+import { INSTANCE, KUBECONFIG_SECRET, NAMESPACE, isReadyPod, podConfig, skipReason } from '../kubernetes/support/kube-stack.js';
+import { startControllerStack, untilCluster, type ControllerStack } from './support/controller-stack.js';
+
+let stack: ControllerStack;
+beforeAll(async () => {
+  if (skipReason) return;
+  stack = await startControllerStack();
+  // What the gateway publishes at start; the kubelet mounts it in every sandbox.
+  stack.cluster.api.create(CONFIG_MAPS, NAMESPACE, {
+    apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${INSTANCE}-egress-sandbox` }, data: { 'ca.crt': 'test-ca', kubeconfig: 'apiVersion: v1\nkind: Config\n' },
+  });
+}, 60_000);
+afterAll(async () => {
+  await stack?.stop();
+}, 60_000);
+
+describe.skipIf(skipReason)('warm pool behind the egress gate (C-EGR-6)', () => {
+  it('pauses the refill while the gate is shut, says why, and fills the pool once it opens', async () => {
+    const pool = () => stack.pods().filter((p) => p.metadata.labels?.[SESSION_ID_LABEL] === undefined && !p.metadata.deletionTimestamp);
+    const controller = stack.controller({ identity: 'egress-a', poolSize: 2, podConfig: podConfig({ egressGateway: true }) });
+    await controller.logger.until('pool refill paused', 30_000);
+    expect(pool()).toEqual([]);
+    expect(controller.runtime.status().refillPaused).toBe(
+      'egress gateway not enforced: Service oc-egress has no ready endpoints; NetworkPolicy oc-egress-sandbox is missing',
+    );
+
+    stack.cluster.api.create(ENDPOINT_SLICES, NAMESPACE, {
+      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
+      metadata: { name: `${INSTANCE}-egress-x1`, labels: { 'kubernetes.io/service-name': `${INSTANCE}-egress` } },
+      addressType: 'IPv4', endpoints: [{ addresses: ['10.96.7.7'] }],
+    });
+    stack.cluster.api.create(NETWORK_POLICIES, NAMESPACE, buildSandboxEgressPolicy({ namespace: NAMESPACE, instanceName: INSTANCE }) as unknown as KubeObject);
+    await controller.logger.until('egress gate open; pool refill resumes', 30_000);
+    await untilCluster(stack, () => pool().filter(isReadyPod).length === 2, 'the pool fills');
+    expect(controller.runtime.status().refillPaused).toBeUndefined();
+    for (const pod of pool()) {
+      const volumes = JSON.stringify((pod['spec'] as { volumes: unknown[] }).volumes);
+      expect(volumes).not.toContain(KUBECONFIG_SECRET);
+      expect(volumes).toContain(`${INSTANCE}-egress-sandbox`);
+    }
+    await controller.stop({ release: true });
+  }, 90_000);
+});
