@@ -19,10 +19,10 @@ export default tseslint.config(
   },
   {
     // Layering (docs/architecture.md, issue 19 item 5): the controller and the libraries below the session layer
-    // never import it — the controller ships without the local backend.
-    files: ['apps/sandbox-controller/**/*.ts', 'libs/kube/**/*.ts', 'libs/podspec/**/*.ts', 'libs/common/**/*.ts'],
+    // never import it — the controller and the egress gateway ship without the local backend.
+    files: ['apps/sandbox-controller/**/*.ts', 'apps/egress-gateway/**/*.ts', 'libs/kube/**/*.ts', 'libs/podspec/**/*.ts', 'libs/common/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@cli-mcp/session', '@cli-mcp/session/*', '**/libs/session/**'], message: 'the controller and libs/kube, podspec, common sit below libs/session (docs/architecture.md)' }] }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@cli-mcp/session', '@cli-mcp/session/*', '**/libs/session/**'], message: 'the controller, the egress gateway and libs/kube, podspec, common sit below libs/session (docs/architecture.md)' }] }],
     },
   },
   {

@@ -14,7 +14,7 @@ import { PODS, SECRETS, builtAgentExists, startFakeCluster } from '../dist/libs/
 import { ControllerRuntime } from '../dist/apps/sandbox-controller/src/controller-runtime.js';
 import { silentControllerLogger } from '../dist/apps/sandbox-controller/src/controller-logger.js';
 import { ClientNodeControllerApi } from '../dist/apps/sandbox-controller/src/kube/client-node-controller-api.js';
-import { ListWatchPodInformer } from '../dist/apps/sandbox-controller/src/kube/list-watch-pod-informer.js';
+import { ListWatchPodInformer } from '../dist/libs/kube/src/list-watch-pod-informer.js';
 import { ControllerMetrics } from '../dist/apps/sandbox-controller/src/metrics/controller-metrics.js';
 import { NAMESPACE, podConfig, replica } from './kubernetes.bench.mjs';
 import { untilCluster } from './lib/cluster.mjs';

@@ -16,6 +16,7 @@ if (only.length === 0) rmSync('dist', { recursive: true, force: true });
 const BUNDLERS = {
   'mcp-server': ['scripts/bundle-nest-app.mjs', 'mcp-server'],
   'sandbox-controller': ['scripts/bundle-nest-app.mjs', 'sandbox-controller'],
+  'egress-gateway': ['scripts/bundle-nest-app.mjs', 'egress-gateway'],
   'sandbox-agent': ['scripts/bundle-agent.mjs'],
 };
 for (const app of apps) {

@@ -8,7 +8,8 @@
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 
-const APPS = ['mcp-server', 'sandbox-controller'];
+// egress-gateway (cli-mcp-egress) is no Nest app, but ships the same way: one ESM bundle with lazy chunks.
+const APPS = ['mcp-server', 'sandbox-controller', 'egress-gateway'];
 const app = process.argv[2];
 if (!APPS.includes(app)) {
   console.error(`usage: bundle-nest-app.mjs <${APPS.join('|')}>; got ${JSON.stringify(app)}`);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run image:<server|sandbox|controller> [-- extra build args]`: builds docker/Containerfile.<name> from the
+// `npm run image:<server|sandbox|controller|egress> [-- extra build args]`: builds docker/Containerfile.<name> from the
 // repository root with podman, else docker (CONTAINER_ENGINE picks one), tagged
 // <IMAGE_REGISTRY/>cli-mcp-<name>:<package version> and labelled with that version and, when this checkout has
 // an `origin` remote, its public URL as the image source. Extra arguments go to the engine, e.g.
@@ -12,7 +12,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const [name, ...extra] = process.argv.slice(2);
 const file = `docker/Containerfile.${name}`;
 if (!name || !existsSync(`${root}${file}`)) {
-  console.error(`usage: node scripts/image.mjs <server|sandbox|controller> [engine build args]; ${file} does not exist`);
+  console.error(`usage: node scripts/image.mjs <server|sandbox|controller|egress> [engine build args]; ${file} does not exist`);
   process.exit(2);
 }
 const onPath = (command) => spawnSync('sh', ['-c', 'command -v "$1"', 'sh', command], { stdio: 'ignore' }).status === 0;

@@ -141,6 +141,7 @@ export function testConfig(overrides: Partial<ServerConfig> = {}): ServerConfig 
       authToken: undefined,
       authTokenFile: undefined,
       allowedHosts: { any: false, names: [] },
+      tls: undefined,
     },
     stdioSessionId: 'stdio-test',
     backend: 'local',

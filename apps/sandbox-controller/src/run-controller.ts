@@ -2,14 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { systemClock } from '@cli-mcp/common';
 import { sandboxSelector } from '@cli-mcp/podspec';
 import { EgressGate } from '@cli-mcp/kube';
-import { ClientNodeEgressGateApi, ClientNodeLeaseApi, loadKubeConfig } from '@cli-mcp/kube/client-node';
+import { ClientNodeEgressGateApi, ClientNodeLeaseApi, ListWatchPodInformer, loadKubeConfig } from '@cli-mcp/kube/client-node';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { ControllerConfig } from './config/controller-config.js';
 import { pinoControllerLogger } from './controller-logger.js';
 import { ControllerRuntime } from './controller-runtime.js';
 import { ClientNodeControllerApi } from './kube/client-node-controller-api.js';
-import { ListWatchPodInformer } from './kube/list-watch-pod-informer.js';
 import { ControllerMetrics } from './metrics/controller-metrics.js';
 import { serveProcess } from './serve-process.js';
 

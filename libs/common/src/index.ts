@@ -4,6 +4,7 @@ export * from './flags/read-raw-flags.js';
 export * from './flags/flag-reader.js';
 export * from './flags/render-help.js';
 export * from './net/address.js';
+export * from './net/tls-pair.js';
 export * from './logging/pino-logger.js';
 export * from './config/settings.js';
 export * from './version.js';

@@ -29,6 +29,15 @@ export type Route = RouteSpec & { readonly target: Authority };
 export type RouteLabel = 'allow' | 'kubernetes' | 'none';
 
 /**
+ * One allow-list entry (`--egress-allow`, the gateway's `--routes-file`) as its canonical key, or an error saying
+ * why not: the same strict authority rules as requests (C-EGR-2), and no wildcards.
+ */
+export function parseAllowEntry(entry: string): string {
+  if (entry.includes('*')) throw new EgressError('bad_authority', 'wildcards are not supported; list each HOST:PORT');
+  return parseAuthority(entry).key;
+}
+
+/**
  * The exact `host:port` table (C-EGR-2): no wildcards, no suffixes. Entries are canonicalised with the same
  * parser as requests, so `API.example.com.:443` in a flag and `api.example.com:443` in a CONNECT are one key.
  * Holders of the object (the local backend, apps/egress-gateway) build it from flags or a ConfigMap.

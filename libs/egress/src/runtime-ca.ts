@@ -57,6 +57,20 @@ export class RuntimeCa {
   }
 
   static async generate(name = 'cli-mcp egress gateway', validDays = 365): Promise<RuntimeCa> {
+    const { cert, keys } = await RuntimeCa.selfSigned(name, validDays);
+    return new RuntimeCa(cert, keys.privateKey, EC);
+  }
+
+  /**
+   * A new CA as PEM, key included (PKCS#8): what apps/egress-gateway stores in its Secret so that every replica
+   * serves leaves of one CA (C-EGR-4); load it with {@link fromPem}.
+   */
+  static async generatePem(name = 'cli-mcp egress gateway', validDays = 365): Promise<PemPair> {
+    const { cert, keys } = await RuntimeCa.selfSigned(name, validDays);
+    return { cert: cert.toString('pem'), key: keyPem(keys.privateKey), notAfter: cert.notAfter.getTime() };
+  }
+
+  private static async selfSigned(name: string, validDays: number): Promise<{ cert: x509.X509Certificate; keys: CryptoKeyPair }> {
     const keys = (await crypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair;
     const now = Date.now();
     const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -72,7 +86,7 @@ export class RuntimeCa {
         await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
       ],
     });
-    return new RuntimeCa(cert, keys.privateKey, EC);
+    return { cert, keys };
   }
 
   /** Loads a CA from PEM (a PKCS#8 P-256 key); refuses anything that is not a P-256 CA able to sign. */

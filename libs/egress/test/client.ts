@@ -49,10 +49,13 @@ export function rawToGateway(port: number, text: string): Promise<RawResponse> {
   return exchange(connect({ host: '127.0.0.1', port }), text);
 }
 
-/** Sends a CONNECT; on 200 the socket is the open tunnel, otherwise it carries the refusal. */
-export function openTunnel(port: number, authority: string): Promise<{ response: RawResponse; socket: Socket }> {
+/**
+ * Sends a CONNECT; on 200 the socket is the open tunnel, otherwise it carries the refusal. `localAddress` (another
+ * 127.x.y.z) makes the connection come from there: how a test appears as a pod to the Kubernetes gateway.
+ */
+export function openTunnel(port: number, authority: string, localAddress?: string): Promise<{ response: RawResponse; socket: Socket }> {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port });
+    const socket = connect({ host: '127.0.0.1', port, ...(localAddress ? { localAddress } : {}) });
     let data = Buffer.alloc(0);
     const onData = (chunk: Buffer): void => {
       data = Buffer.concat([data, chunk]);

@@ -12,3 +12,4 @@ export { KUBERNETES_GROUP, KubeAccessSettings, KubernetesSettings, readKubernete
 export { SANDBOX_GROUP, SandboxSettings } from './sandbox-settings.js';
 export type { PodChange, PodInformer } from './pod-informer.port.js';
 export * from './egress-gate/index.js';
+export type { InformerLogger, ObjectChange, ObjectInformer } from './object-informer.port.js';

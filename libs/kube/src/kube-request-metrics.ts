@@ -8,6 +8,7 @@ export type KubeVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' 
 export type KubeResource =
   | 'pods'
   | 'secrets'
+  | 'configmaps'
   | 'leases'
   | 'deployments'
   | 'services'

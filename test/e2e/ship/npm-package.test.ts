@@ -48,6 +48,7 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package install
     expect(files).toEqual(expect.arrayContaining([
       'bin/cli-mcp-server.js', 'bin/sandbox-agent.cjs', 'bin/sandbox-controller.js', 'dist/mcp-server/main.js',
       'dist/sandbox-controller/main.js', 'dist/sandbox-agent/main.js', 'npm-shrinkwrap.json', 'LICENSE', 'README.md',
+      'bin/cli-mcp-egress.js', 'dist/egress-gateway/main.js',
     ]));
     expect(files.filter((path) => /\.ts$|(^|\/)(test|testing)\//.test(path) || /\.(spec|test)\.js$/.test(path))).toEqual([]);
   });
@@ -56,6 +57,12 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package install
     const help = spawnSync('cli-mcp-server', ['--help'], { cwd: home, env, encoding: 'utf8' });
     expect(help.status).toBe(0);
     expect(help.stdout).toContain('--transport');
+  });
+
+  it('cli-mcp-egress --help runs from the prefix', () => {
+    const help = spawnSync('cli-mcp-egress', ['--help'], { cwd: home, env, encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('--routes-file');
   });
 
   it('sandbox-controller --help runs from the prefix', () => {

@@ -10,7 +10,7 @@ import { FakeClock, PODS, startFakeCluster, type FakeCluster } from '@cli-mcp/te
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { silentControllerLogger } from '../../../apps/sandbox-controller/src/controller-logger.js';
-import { ListWatchPodInformer } from '../../../apps/sandbox-controller/src/kube/list-watch-pod-informer.js';
+import { ListWatchPodInformer } from '@cli-mcp/kube/client-node';
 import type { PodChange } from '@cli-mcp/kube';
 import { untilInformer } from './support/controller-stack.js';
 

@@ -5,6 +5,7 @@
  * image replaces the pool and keeps claimed pods; two instances in one namespace keep apart; deleting a CR tears it
  * down in order and leaves nothing.
  */
+import { RuntimeCa } from '@cli-mcp/egress';
 import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, formatTimestamp } from '@cli-mcp/podspec';
 import { PODS, SECRETS, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +92,25 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
     await stack.until(() => (get('deployments', 'cli-mcp-proxied-server') as { spec?: { replicas?: number } } | undefined)?.spec?.replicas === 0, 'a server Deployment with no replicas');
     expect(stack.pods('proxied', 'sandbox')).toEqual([]);
     expect(stack.pods('proxied', 'server')).toEqual([]);
+  });
+
+  it('serves HTTPS once cli-mcp-<name>-tls holds a usable pair (as OpenShift\'s service CA writes it from the Service annotation); a bad pair is SecretKeysInvalid', async () => {
+    await readyInstance('secure', {});
+    type Served = { spec: { template: { spec: { containers: Array<{ args: string[]; readinessProbe: { httpGet: { scheme: string } } }> } } } };
+    const server = () => (get('deployments', 'cli-mcp-secure-server') as unknown as Served).spec.template.spec.containers[0]!;
+    expect(server().args.join(' ')).not.toContain('--tls-');
+    expect(get('services', 'cli-mcp-secure-server')?.metadata.annotations).toMatchObject({ 'service.beta.openshift.io/serving-cert-secret-name': 'cli-mcp-secure-tls' });
+    const tlsSecret = (crt: string, key: string) => stack.cluster.api.create(SECRETS, NAMESPACE, { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: 'cli-mcp-secure-tls' }, stringData: { 'tls.crt': crt, 'tls.key': key } });
+    const leaf = await (await RuntimeCa.generate('operator tls')).mintLeaf('cli-mcp-secure-server.team.svc', false, 3_600_000);
+    const stray = await (await RuntimeCa.generate('operator tls stray')).mintLeaf('x', false, 3_600_000);
+    tlsSecret(leaf.cert, stray.key);
+    await stack.untilCondition('secure', 'Ready', 'False', 'SecretKeysInvalid');
+    expect(server().args.join(' ')).not.toContain('--tls-');
+    stack.cluster.api.delete(SECRETS, NAMESPACE, 'cli-mcp-secure-tls');
+    tlsSecret(leaf.cert, leaf.key);
+    await stack.until(() => server().args.includes('--tls-cert-file=/etc/cli-mcp/tls/tls.crt'), 'the server rolled to HTTPS');
+    expect(server().readinessProbe.httpGet.scheme).toBe('HTTPS');
+    await stack.untilCondition('secure', 'Ready', 'True');
   });
 
   it('makes a deleted HMAC Secret again (a new key) and rolls the server with it', async () => {

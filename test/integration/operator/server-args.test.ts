@@ -9,6 +9,7 @@
 import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Container, V1Deployment } from '@kubernetes/client-node';
+import { RuntimeCa } from '@cli-mcp/egress';
 import { sandboxSpecHash } from '@cli-mcp/podspec';
 import { describe, expect, it } from 'vitest';
 import { loadServerConfig } from '../../../apps/mcp-server/src/config/load-server-config.js';
@@ -42,7 +43,7 @@ function resolve(spec: CliMcpInstance['spec']): ResolvedInstance {
   if (!result.ok) throw new Error(result.errors.join('; '));
   return result.instance;
 }
-const rendered = (instance: ResolvedInstance) => serverDeployment(instance, { name: 'oc', uid: 'u' }, { hmacUid: 'h', authUid: 'a' }, instance.replicas).object as unknown as V1Deployment;
+const rendered = (instance: ResolvedInstance) => serverDeployment(instance, { name: 'oc', uid: 'u' }, { hmacUid: 'h', authUid: 'a', tls: false }, instance.replicas).object as unknown as V1Deployment;
 
 describe('the server Deployment the operator renders', () => {
   it.each(Object.entries(CRS))('%s: the server\'s own loader accepts its args and builds the pod configuration the operator resolved', async (_name, spec) => {
@@ -55,6 +56,17 @@ describe('the server Deployment the operator renders', () => {
     expect(outcome.config.kubernetes.podConfig).toEqual(instance.podConfig);
     expect(sandboxSpecHash(outcome.config.kubernetes.podConfig!)).toBe(sandboxSpecHash(instance.podConfig));
     expect(outcome.config.tool.yieldAfterMs).toBe(spec?.server?.yieldAfter === '40s' ? 40_000 : 50_000);
+  });
+
+  it('with cli-mcp-<name>-tls: the server\'s own loader accepts the TLS flags and the mounted pair', async () => {
+    const leaf = await (await RuntimeCa.generate('server-args tls')).mintLeaf('cli-mcp-oc-server.team-a.svc', false, 3_600_000);
+    const instance = resolve({});
+    const deployment = serverDeployment(instance, { name: 'oc', uid: 'u' }, { hmacUid: 'h', authUid: 'a', tls: true }, 1).object as unknown as V1Deployment;
+    const { argv, env } = startedWith([], deployment, 'cli-mcp-oc-server-7c9d4-x');
+    const mounted: Record<string, string> = { '/etc/cli-mcp/tls/tls.crt': leaf.cert, '/etc/cli-mcp/tls/tls.key': leaf.key };
+    const outcome = await loadServerConfig({ argv, env, homeDir: '/nonexistent', cwd: '/', version: '0.0.0-test', readFile: async (path) => mounted[path] ?? 'k'.repeat(64), randomSuffix: () => 'test' });
+    if (outcome.kind !== 'run') throw new Error(outcome.kind === 'invalid' ? outcome.problems.join('; ') : outcome.kind);
+    expect(outcome.config.http.tls).toEqual({ certFile: '/etc/cli-mcp/tls/tls.crt', keyFile: '/etc/cli-mcp/tls/tls.key' });
   });
 });
 

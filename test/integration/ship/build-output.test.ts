@@ -45,6 +45,14 @@ describeWhenReady('dist/ after a full build', missing.length > 0 ? `not built ($
     expect(reachable.filter((path) => path.startsWith('dist/libs/session/'))).toEqual([]);
   });
 
+  // Issue 20 item 3: the Kubernetes egress gateway is libs/egress on libs/kube's informer; no session layer.
+  it('egress-gateway reaches libs/egress and libs/kube and never libs/session', async () => {
+    const { reachable } = await importGraph(join(ROOT, 'dist/apps/egress-gateway/src/main.js'), ROOT);
+    expect(reachable.some((path) => path.startsWith('dist/libs/egress/'))).toBe(true);
+    expect(reachable.some((path) => path.startsWith('dist/libs/kube/'))).toBe(true);
+    expect(reachable.filter((path) => path.startsWith('dist/libs/session/'))).toEqual([]);
+  });
+
   // A laptop server (local backend) must not pay for the Kubernetes client: ≈ 90 MB RSS and ≈ 0.4 s (docs/server.md).
   const KUBE_CLIENT = '@kubernetes/client-node';
   const isKubeClient = (specifier: string): boolean => specifier === KUBE_CLIENT || specifier.startsWith(`${KUBE_CLIENT}/`);

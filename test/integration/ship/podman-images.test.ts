@@ -12,7 +12,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useClusterStage, type ClusterStage } from './support/dev-cluster.js';
-import { controllerPod, sandboxPod, sandboxSecrets, serverPod, serverSecrets, SANDBOX_TOKEN, SERVER_BEARER, type PodUnderTest } from './support/image-pods.js';
+import { controllerPod, egressPod, sandboxPod, sandboxSecrets, serverPod, serverSecrets, SANDBOX_TOKEN, SERVER_BEARER, type PodUnderTest } from './support/image-pods.js';
 import { readRecipe, REPO_ROOT, type ImageName } from './support/image-harness.js';
 import { listTree } from './support/image-root.js';
 import { containerRun, type ClusterInputs } from './support/pod-container.js';
@@ -59,6 +59,22 @@ const PROFILES: Record<string, ImageProfile> = {
       const health = await stage.netns.http({ url: 'http://127.0.0.1:8081/health', host: '10.244.0.8:8081' });
       expect(health.status).toBe(200);
       expect(health.body).toContain('"role":"leader"');
+    },
+  },
+  egress: {
+    appDir: '/opt/cli-mcp-egress',
+    modules: [],
+    pod: (stage, run) => ({ ...egressPod(`podman-${run}`), secrets: { kube: { config: kubeconfig(stage) }, routes: { 'routes.json': '{"allow": ["pypi.org:443"]}' } } }),
+    ready: async (started, stage) => {
+      await started.waitFor(/"msg":"published the sandbox ConfigMap"/);
+      // Ready once its pod informer has listed the namespace: polled, the probe's way.
+      const readyz = () => stage.netns.http({ url: 'http://127.0.0.1:9090/readyz', host: '10.244.0.9:9090' });
+      let last = await readyz();
+      for (const deadline = Date.now() + 30_000; last.status !== 200 && Date.now() < deadline; last = await readyz()) await new Promise((r) => setTimeout(r, 200));
+      expect(last).toMatchObject({ status: 200 });
+      // The proxy port is up, and a connection from an address no pod has belongs to no session.
+      const refused = await stage.netns.http({ url: 'http://127.0.0.1:3128/', host: 'pypi.org' });
+      expect(refused).toMatchObject({ status: 403, body: expect.stringContaining('this connection belongs to no session') });
     },
   },
   sandbox: {

@@ -40,8 +40,7 @@ export async function readEgress(flags: FlagReader, input: EgressInput): Promise
   const allow: string[] = [];
   for (const entry of flags.list('egress-allow')) {
     try {
-      if (entry.includes('*')) throw new Error('wildcards are not supported; list each HOST:PORT');
-      allow.push(egress.parseAuthority(entry).key);
+      allow.push(egress.parseAllowEntry(entry));
     } catch (error) {
       flags.invalid('egress-allow', `${JSON.stringify(entry)}: ${(error as Error).message}`);
     }

@@ -1,12 +1,13 @@
 import { isAbsolute, join, resolve } from 'node:path';
 import { RECOMMENDED_KEY_BYTES } from '@cli-mcp/auth';
-import { FlagReader, type ConfigOutcome as AppConfigOutcome, hostnameOf, isLoopbackAddress, parseHostPort, readRawFlags, readSettings, renderHelp } from '@cli-mcp/common';
+import { FlagReader, type ConfigOutcome as AppConfigOutcome, errorText, hostnameOf, isLoopbackAddress, parseHostPort, readRawFlags, readSettings, renderHelp } from '@cli-mcp/common';
 import { isValidSessionId } from '@cli-mcp/session';
 import { readKubernetesSettings } from '@cli-mcp/kube';
 import { defaultInstructions } from './instructions.js';
 import type { AllowedHosts, HttpConfig, ServerConfig } from './server-config.js';
 import { readEgress } from './egress-flags.js';
 import { readLocalBounds } from './local-bounds-flags.js';
+import { readTlsFiles } from './tls-flags.js';
 import { ENV_PREFIX, SERVER_FLAGS, SERVER_HELP_GROUPS } from './server-flags.js';
 import { ServerSettings } from './server-settings.js';
 
@@ -120,7 +121,8 @@ async function readHttpConfig(flags: FlagReader, io: ConfigEnvironment, active: 
   const address = flags.string('address') ?? '127.0.0.1:8080';
   const allowedHosts = readAllowedHosts(flags);
   const authTokenFile = flags.string('auth-token-file');
-  const inactive: HttpConfig = { address, host: '127.0.0.1', port: 8080, loopback: true, authToken: undefined, authTokenFile: undefined, allowedHosts };
+  const inactive: HttpConfig = { address, host: '127.0.0.1', port: 8080, loopback: true, authToken: undefined, authTokenFile: undefined, allowedHosts, tls: undefined };
+  const tls = await readTlsFiles(flags, io.cwd, (path) => io.readFile(path), active);
   if (!active) return inactive; // Go ignores --address for stdio (Go §2.4).
   const parsed = parseHostPort(address);
   if (!parsed.ok) {
@@ -143,6 +145,7 @@ async function readHttpConfig(flags: FlagReader, io: ConfigEnvironment, active: 
     authToken,
     authTokenFile: authTokenFile === undefined ? undefined : resolve(io.cwd, authTokenFile),
     allowedHosts,
+    tls,
   };
 }
 
@@ -178,7 +181,7 @@ async function readInstructions(flags: FlagReader, io: ConfigEnvironment, defaul
     if (text === '') flags.invalid('instructions-file', `${path} is empty`);
     return text || fallback;
   } catch (error) {
-    flags.invalid('instructions-file', `cannot read ${path}: ${reason(error)}`);
+    flags.invalid('instructions-file', `cannot read ${path}: ${errorText(error)}`);
     return fallback;
   }
 }
@@ -192,7 +195,7 @@ async function readSecretFile(flags: FlagReader, io: ConfigEnvironment, name: st
     if (text !== '') return text;
     flags.invalid(name, `${path} is empty or whitespace-only`);
   } catch (error) {
-    flags.invalid(name, `cannot read ${path}: ${reason(error)}`);
+    flags.invalid(name, `cannot read ${path}: ${errorText(error)}`);
   }
   return undefined;
 }
@@ -223,11 +226,8 @@ async function readHmacKey(
       warnings.push(`${flags.label('hmac-key-file')}: HMAC key is ${key.length} bytes; use at least ${RECOMMENDED_KEY_BYTES} (e.g. openssl rand -hex 32)`);
     }
   } catch (error) {
-    flags.invalid('hmac-key-file', `failed to read HMAC key file: ${reason(error)}`);
+    flags.invalid('hmac-key-file', `failed to read HMAC key file: ${errorText(error)}`);
   }
   return { path, generate: false };
 }
 
-function reason(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

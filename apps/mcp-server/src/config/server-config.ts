@@ -25,6 +25,13 @@ export interface HttpConfig {
   /** Its file, hidden from bubblewrap sandboxes. */
   readonly authTokenFile: string | undefined;
   readonly allowedHosts: AllowedHosts;
+  /** HTTPS (`--tls-cert-file`/`--tls-key-file`, absolute paths, checked to load); plain HTTP when absent. */
+  readonly tls: TlsFiles | undefined;
+}
+
+export interface TlsFiles {
+  readonly certFile: string;
+  readonly keyFile: string;
 }
 
 export interface ToolConfig {

@@ -78,6 +78,12 @@ export class ServerSettings extends SandboxSettings {
   @Flag('auth-token-file', { group: SECURITY, valueName: 'path', description: 'Require "Authorization: Bearer <file content>" on /mcp and /sessions. Required for a non-loopback --address.' })
   authTokenFile?: string;
 
+  @Flag('tls-cert-file', { group: SECURITY, valueName: 'path', description: 'Serve HTTPS with this PEM certificate chain (with --tls-key-file); re-read when the file changes, e.g. a rotated Kubernetes Secret.' })
+  tlsCertFile?: string;
+
+  @Flag('tls-key-file', { group: SECURITY, valueName: 'path', description: 'The PEM private key of --tls-cert-file. Hidden from local sandboxes like the other key files.' })
+  tlsKeyFile?: string;
+
   @Flag('allowed-hosts', { group: SECURITY, type: 'list', valueName: 'host,host|*', description: 'Host/Origin names accepted besides loopback ones (DNS-rebinding protection); * accepts any (behind a proxy).' })
   allowedHosts!: string[];
 

@@ -107,7 +107,7 @@ export function localBackendConfig(config: ServerConfig, hmacKey: Buffer): Local
     warmPoolSize: config.local.warmPoolSize,
     readyTimeoutMs: config.readyTimeoutMs,
     // --local-ro-bind may never expose the server's secrets (the sandbox view holds neither file otherwise).
-    secretPaths: [config.hmacKey.path, config.http.authTokenFile].filter((path): path is string => path !== undefined),
+    secretPaths: [config.hmacKey.path, config.http.authTokenFile, config.http.tls?.keyFile].filter((path): path is string => path !== undefined),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
-import type { ObjectInformer } from '../kube/object-informer.port.js';
+import type { ObjectInformer } from '@cli-mcp/kube';
 import type { CliMcpInstance } from './api/climcpinstance.js';
 import type { KubeObject, ResourceRef } from './kube/resources.js';
 

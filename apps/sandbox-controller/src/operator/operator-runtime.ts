@@ -8,6 +8,7 @@ import { LeaderElector } from '../election/leader-elector.js';
 import type { ControllerKubeApi } from '../kube/controller-kube-api.port.js';
 import type { ControllerMetrics } from '../metrics/controller-metrics.js';
 import { ReconcileLoop } from '../reconcile/reconcile-loop.js';
+import { childNames } from './children/child-names.js';
 import { controllingInstance } from './children/owner.js';
 import type { ObjectApi } from './kube/object-api.port.js';
 import { allInformers, type OperatorCaches } from './operator-caches.js';
@@ -191,7 +192,9 @@ export class OperatorRuntime {
     const labelled = metadata?.labels?.[INSTANCE_LABEL];
     if (labelled) names.add(labelled);
     for (const cr of this.ports.caches.instances.objects()) {
-      if (kubeconfigSecretOf(cr.metadata.name ?? '', cr.spec?.proxy) === metadata?.name) names.add(cr.metadata.name ?? '');
+      const instance = cr.metadata.name ?? '';
+      // The Secrets an admin (or OpenShift's service CA) makes carry no owner: matched by their names.
+      if (kubeconfigSecretOf(instance, cr.spec?.proxy) === metadata?.name || childNames(instance).tlsSecret === metadata?.name) names.add(instance);
     }
     return [...names];
   }

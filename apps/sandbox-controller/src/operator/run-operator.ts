@@ -8,7 +8,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { OperatorConfig } from '../config/controller-config.js';
 import { pinoControllerLogger } from '../controller-logger.js';
 import { ClientNodeControllerApi } from '../kube/client-node-controller-api.js';
-import type { ObjectInformer } from '../kube/object-informer.port.js';
+import type { ObjectInformer } from '@cli-mcp/kube';
 import { ControllerMetrics } from '../metrics/controller-metrics.js';
 import { serveProcess } from '../serve-process.js';
 import type { CliMcpInstance } from './api/climcpinstance.js';

@@ -14,7 +14,7 @@ import type { ControllerConfig } from '../../../../apps/sandbox-controller/src/c
 import type { ControllerLogger } from '../../../../apps/sandbox-controller/src/controller-logger.js';
 import { ControllerRuntime } from '../../../../apps/sandbox-controller/src/controller-runtime.js';
 import { ClientNodeControllerApi } from '../../../../apps/sandbox-controller/src/kube/client-node-controller-api.js';
-import { ListWatchPodInformer } from '../../../../apps/sandbox-controller/src/kube/list-watch-pod-informer.js';
+import { ListWatchPodInformer } from '@cli-mcp/kube/client-node';
 import type { PodInformer } from '@cli-mcp/kube';
 import { ControllerMetrics } from '../../../../apps/sandbox-controller/src/metrics/controller-metrics.js';
 import { FAST_KUBELET, startKubeStack, type KubeStack } from '../../kubernetes/support/kube-stack.js';

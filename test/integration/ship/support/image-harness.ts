@@ -8,8 +8,8 @@ import { installStage } from './stage-install.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
-export type ImageName = 'server' | 'sandbox' | 'controller';
-export const IMAGE_NAMES: readonly ImageName[] = ['server', 'sandbox', 'controller'];
+export type ImageName = 'server' | 'sandbox' | 'controller' | 'egress';
+export const IMAGE_NAMES: readonly ImageName[] = ['server', 'sandbox', 'controller', 'egress'];
 
 export interface AssembledImage {
   readonly stages: Stage[];

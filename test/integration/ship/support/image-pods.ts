@@ -63,6 +63,27 @@ export function controllerPod(namespace: string, args?: string[]): PodUnderTest 
   return { pod: { containers: [container], volumes: [{ name: 'kube', secret: { secretName: 'kube' } }] }, container };
 }
 
+/**
+ * `podman run -e CLI_MCP_… -v …` of the egress gateway image, as a pod: no command, so the ENTRYPOINT runs with the
+ * flags from env, the routes file and its own kubeconfig mounted (docs/egress.md "Kubernetes").
+ */
+export function egressPod(namespace: string): PodUnderTest {
+  const env = Object.entries({
+    CLI_MCP_KUBECONFIG: '/etc/cli-mcp/kube/config',
+    CLI_MCP_NAMESPACE: namespace,
+    CLI_MCP_INSTANCE_NAME: 'ship',
+    CLI_MCP_ROUTES_FILE: '/etc/cli-mcp/routes/routes.json',
+    CLI_MCP_CA_SECRET: 'ship-egress-ca',
+    CLI_MCP_SANDBOX_CONFIGMAP: 'ship-egress-sandbox',
+    CLI_MCP_SANDBOX_PROXY_URL: `http://ship-egress.${namespace}.svc:3128`,
+  }).map(([name, value]) => ({ name, value }));
+  const container: V1Container = {
+    name: 'egress', env,
+    volumeMounts: [{ name: 'kube', mountPath: '/etc/cli-mcp/kube' }, { name: 'routes', mountPath: '/etc/cli-mcp/routes' }],
+  };
+  return { pod: { containers: [container], volumes: [{ name: 'kube', secret: { secretName: 'kube' } }, { name: 'routes', secret: { secretName: 'routes' } }] }, container };
+}
+
 /** The session pod libs/podspec really builds for the sandbox image (env from the session Secret, emptyDirs). */
 export function sandboxPod(): PodUnderTest & { tokenSecret: string; probe: string[] } {
   const config = validateSandboxPodConfig({

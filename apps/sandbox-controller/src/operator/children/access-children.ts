@@ -13,6 +13,9 @@ import { SANDBOX_COMPONENT } from '@cli-mcp/podspec';
  * mounts no token; sandboxes accept traffic only from this instance's server pods on the agent port and may
  * reach DNS and the Kubernetes API (their kubeconfig's target) — nothing else.
  */
+/** OpenShift's service CA: the Secret it writes the Service's serving certificate to. */
+export const SERVING_CERT_ANNOTATION = 'service.beta.openshift.io/serving-cert-secret-name';
+
 export function accessChildren(instance: ResolvedInstance, owner: InstanceOwner): DesiredChild[] {
   const names = childNames(instance.name);
   const namespace = instance.podConfig.namespace;
@@ -38,6 +41,9 @@ export function accessChildren(instance: ResolvedInstance, owner: InstanceOwner)
       subjects: [{ kind: 'ServiceAccount', name: names.server, namespace }],
     }, [['roleRef'], ['subjects']]),
     child(SERVICES, names.server, SERVER_COMPONENT, {
+      // OpenShift's service CA fills cli-mcp-<name>-tls from this annotation, and the server then serves HTTPS; on
+      // plain Kubernetes the admin (or cert-manager) creates that Secret (docs/operator.md "Admin Secrets").
+      metadata: { ...meta(names.server, SERVER_COMPONENT), annotations: { [SERVING_CERT_ANNOTATION]: names.tlsSecret } },
       spec: { type: 'ClusterIP', selector: serverPodLabels(instance.name), ports: [{ name: 'http', port: SERVER_PORT, targetPort: 'http', protocol: 'TCP' }] },
     }, [['spec', 'type'], ['spec', 'selector'], ['spec', 'ports']], [['spec', 'selector']]),
     child(NETWORK_POLICIES, names.sandboxPolicy, SANDBOX_COMPONENT, {

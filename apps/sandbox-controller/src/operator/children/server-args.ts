@@ -5,6 +5,8 @@ export const SERVER_PORT = 8080;
 /** Where the server container mounts the HMAC key (`key`) and the bearer token (`token`). */
 export const HMAC_KEY_PATH = '/etc/cli-mcp/hmac/key';
 export const AUTH_TOKEN_PATH = '/etc/cli-mcp/auth/token';
+/** Where the server container mounts `cli-mcp-<name>-tls` (`tls.crt`, `tls.key`) when it serves HTTPS. */
+export const TLS_DIR = '/etc/cli-mcp/tls';
 
 /**
  * The MCP server's command line for an instance (C-OP-3): the flags `cli-mcp-server --help` lists today, the Go
@@ -15,12 +17,13 @@ export const AUTH_TOKEN_PATH = '/etc/cli-mcp/auth/token';
  * resolved and the pool pods' spec hash matches the server's (C-CTL-2). `test/integration/operator/server-args`
  * starts the built server with these args and compares.
  */
-export function serverArgs(instance: ResolvedInstance, serviceName: string): string[] {
+export function serverArgs(instance: ResolvedInstance, serviceName: string, tls = false): string[] {
   const pod = instance.podConfig;
   const args = [
     '--transport=http',
     `--address=0.0.0.0:${SERVER_PORT}`,
     `--auth-token-file=${AUTH_TOKEN_PATH}`,
+    ...(tls ? [`--tls-cert-file=${TLS_DIR}/tls.crt`, `--tls-key-file=${TLS_DIR}/tls.key`] : []),
     `--allowed-hosts=${allowedHosts(serviceName, pod.namespace).join(',')}`,
     '--backend=kubernetes',
     `--namespace=${pod.namespace}`,

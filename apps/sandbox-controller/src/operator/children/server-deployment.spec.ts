@@ -14,7 +14,7 @@ function instance(spec: CliMcpInstance['spec'] = {}): ResolvedInstance {
   return result.instance;
 }
 const OWNER = { name: 'oc', uid: 'u1' };
-const SECRETS = { hmacUid: 'h1', authUid: 'a1' };
+const SECRETS = { hmacUid: 'h1', authUid: 'a1', tls: false };
 const deployment = (i: ResolvedInstance, secrets = SECRETS, replicas = 1) => serverDeployment(i, OWNER, secrets, replicas).object as unknown as V1Deployment;
 
 describe(serverArgs.name, () => {
@@ -50,9 +50,31 @@ describe(serverDeployment.name, () => {
   it('rolls (a new config hash) when a mounted Secret is replaced or the args change, not when pool or GC settings do', () => {
     const hash = (d: V1Deployment) => d.spec!.template.metadata!.annotations![CONFIG_HASH_ANNOTATION];
     const base = hash(deployment(instance()));
-    expect(hash(deployment(instance(), { hmacUid: 'h2', authUid: 'a1' }))).not.toBe(base);
+    expect(hash(deployment(instance(), { hmacUid: 'h2', authUid: 'a1', tls: false }))).not.toBe(base);
     expect(hash(deployment(instance({ sandbox: { image: 'quay.io/x/sandbox:2' } })))).not.toBe(base);
     expect(hash(deployment(instance({ sandbox: { warmPoolSize: 4, idleTimeout: '1h', maxSessionAge: '8h' } })))).toBe(base);
+  });
+});
+
+describe('HTTPS from cli-mcp-<name>-tls', () => {
+  it('with a usable TLS Secret: the TLS flags, the Secret mounted read-only, HTTPS probes, and a roll to get there', () => {
+    const plain = deployment(instance());
+    const https = deployment(instance(), { ...SECRETS, tls: true });
+    const container = https.spec!.template.spec!.containers[0]!;
+    expect(container.args).toEqual(expect.arrayContaining(['--tls-cert-file=/etc/cli-mcp/tls/tls.crt', '--tls-key-file=/etc/cli-mcp/tls/tls.key']));
+    expect(container.volumeMounts).toContainEqual({ name: 'tls', mountPath: '/etc/cli-mcp/tls', readOnly: true });
+    expect(https.spec!.template.spec!.volumes).toContainEqual({ name: 'tls', secret: { secretName: 'cli-mcp-oc-tls', items: [{ key: 'tls.crt', path: 'tls.crt' }, { key: 'tls.key', path: 'tls.key' }] } });
+    expect([container.startupProbe, container.readinessProbe, container.livenessProbe].map((p) => p!.httpGet!.scheme)).toEqual(['HTTPS', 'HTTPS', 'HTTPS']);
+    expect(plain.spec!.template.spec!.containers[0]!.args!.join(' ')).not.toContain('tls');
+    expect(plain.spec!.template.spec!.containers[0]!.readinessProbe!.httpGet!.scheme).toBe('HTTP');
+    const hash = (d: V1Deployment) => d.spec!.template.metadata!.annotations![CONFIG_HASH_ANNOTATION];
+    expect(hash(https)).not.toBe(hash(plain));
+  });
+
+  it('annotates the Service for OpenShift\'s service CA, which then writes that Secret', () => {
+    const service = accessChildren(instance(), OWNER).find((c) => c.resource.kind === 'Service')!.object;
+    expect(service.metadata?.annotations).toEqual({ 'service.beta.openshift.io/serving-cert-secret-name': 'cli-mcp-oc-tls' });
+    expect(service.metadata?.labels).toMatchObject({ 'cli-mcp.redhat.com/instance': 'oc' });
   });
 });
 

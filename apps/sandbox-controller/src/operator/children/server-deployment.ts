@@ -5,7 +5,7 @@ import type { ResolvedInstance } from '../spec/resolve-instance.js';
 import { childLabels, childNames, serverPodLabels, SERVER_COMPONENT } from './child-names.js';
 import type { DesiredChild } from './desired-child.js';
 import { ownerReference, type InstanceOwner } from './owner.js';
-import { SERVER_PORT, serverArgs } from './server-args.js';
+import { SERVER_PORT, serverArgs, TLS_DIR } from './server-args.js';
 
 /** Pod-template annotation whose change rolls the server (C-OP-3): the args' inputs and the Secrets' identities. */
 export const CONFIG_HASH_ANNOTATION = 'cli-mcp.redhat.com/config-hash';
@@ -14,6 +14,11 @@ export const CONFIG_HASH_ANNOTATION = 'cli-mcp.redhat.com/config-hash';
 export interface MountedSecrets {
   readonly hmacUid: string;
   readonly authUid: string;
+  /**
+   * `cli-mcp-<name>-tls` holds a usable pair: the server serves HTTPS from it (docs/operator.md "Admin Secrets").
+   * Its uid is not hashed: the server re-reads a rotated pair itself, so a renewal must not roll the pods.
+   */
+  readonly tls: boolean;
 }
 
 /**
@@ -24,9 +29,10 @@ export interface MountedSecrets {
  */
 export function serverDeployment(instance: ResolvedInstance, owner: InstanceOwner, secrets: MountedSecrets, replicas: number): DesiredChild {
   const names = childNames(instance.name);
-  const args = serverArgs(instance, names.server);
+  const args = serverArgs(instance, names.server, secrets.tls);
+  const scheme = secrets.tls ? 'HTTPS' : 'HTTP';
   const selector = serverPodLabels(instance.name);
-  const configHash = createHash('sha256').update(JSON.stringify({ args, image: instance.server.image, secrets })).digest('hex').slice(0, 16);
+  const configHash = createHash('sha256').update(JSON.stringify({ args, image: instance.server.image, secrets: { hmacUid: secrets.hmacUid, authUid: secrets.authUid } })).digest('hex').slice(0, 16);
   const spread = (topologyKey: string) => ({ maxSkew: 1, topologyKey, whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: selector } });
   const deployment: V1Deployment = {
     apiVersion: apiVersionOf(DEPLOYMENTS),
@@ -53,9 +59,9 @@ export function serverDeployment(instance: ResolvedInstance, owner: InstanceOwne
               ...(instance.server.imagePullPolicy ? { imagePullPolicy: instance.server.imagePullPolicy } : {}),
               args,
               ports: [{ name: 'http', containerPort: SERVER_PORT, protocol: 'TCP' }],
-              startupProbe: { httpGet: { path: '/live', port: 'http' }, periodSeconds: 2, failureThreshold: 30 },
-              readinessProbe: { httpGet: { path: '/health', port: 'http' }, periodSeconds: 10, timeoutSeconds: 6, failureThreshold: 3 },
-              livenessProbe: { httpGet: { path: '/live', port: 'http' }, periodSeconds: 20, timeoutSeconds: 5, failureThreshold: 3 },
+              startupProbe: { httpGet: { path: '/live', port: 'http', scheme }, periodSeconds: 2, failureThreshold: 30 },
+              readinessProbe: { httpGet: { path: '/health', port: 'http', scheme }, periodSeconds: 10, timeoutSeconds: 6, failureThreshold: 3 },
+              livenessProbe: { httpGet: { path: '/live', port: 'http', scheme }, periodSeconds: 20, timeoutSeconds: 5, failureThreshold: 3 },
               resources: { requests: { ...instance.server.resources.requests }, limits: { ...instance.server.resources.limits } },
               securityContext: {
                 allowPrivilegeEscalation: false,
@@ -69,6 +75,7 @@ export function serverDeployment(instance: ResolvedInstance, owner: InstanceOwne
                 { name: 'hmac', mountPath: '/etc/cli-mcp/hmac', readOnly: true },
                 { name: 'auth', mountPath: '/etc/cli-mcp/auth', readOnly: true },
                 { name: 'tmp', mountPath: '/tmp' },
+                ...(secrets.tls ? [{ name: 'tls', mountPath: TLS_DIR, readOnly: true }] : []),
               ],
             },
           ],
@@ -76,6 +83,7 @@ export function serverDeployment(instance: ResolvedInstance, owner: InstanceOwne
             { name: 'hmac', secret: { secretName: names.hmacSecret, items: [{ key: 'key', path: 'key' }] } },
             { name: 'auth', secret: { secretName: names.authSecret, items: [{ key: 'token', path: 'token' }] } },
             { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
+            ...(secrets.tls ? [{ name: 'tls', secret: { secretName: names.tlsSecret, items: [{ key: 'tls.crt', path: 'tls.crt' }, { key: 'tls.key', path: 'tls.key' }] } }] : []),
           ],
         },
       },

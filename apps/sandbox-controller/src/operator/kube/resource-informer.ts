@@ -3,7 +3,7 @@ import type { Clock } from '@cli-mcp/common';
 import type { KubeRequestOptions } from '@cli-mcp/kube/client-node';
 import type { Registry } from 'prom-client';
 import type { ControllerLogger } from '../../controller-logger.js';
-import { ListWatchInformer } from '../../kube/list-watch-informer.js';
+import { ListWatchInformer } from '@cli-mcp/kube/client-node';
 import { collectionPath, type KubeObject, type ResourceRef } from './resources.js';
 
 export interface ResourceInformerOptions {

@@ -16,7 +16,7 @@ import type { ObjectApi } from '../kube/object-api.port.js';
 import { CLIMCP_INSTANCES, DEPLOYMENTS, SECRETS } from '../kube/resources.js';
 import { cachedChild, type OperatorCaches } from '../operator-caches.js';
 import { generatedSecrets } from '../secrets/generated-secrets.js';
-import { checkSecrets } from '../secrets/secret-gates.js';
+import { checkSecrets, servesTls } from '../secrets/secret-gates.js';
 import { resolveInstance, type OperatorDefaults, type ResolvedInstance } from '../spec/resolve-instance.js';
 import type { WorkerRegistry } from '../workers/worker-registry.js';
 import type { ChildWriter } from './child-writer.js';
@@ -111,7 +111,8 @@ export class InstanceReconciler {
     const auth = caches.secrets.get(generated.auth.name);
     // The server needs both Secrets' identities for its config hash; until the cache has them it waits.
     if (hmac?.metadata?.uid && auth?.metadata?.uid) {
-      children.push(serverDeployment(instance, owner, { hmacUid: hmac.metadata.uid, authUid: auth.metadata.uid }, serving ? instance.replicas : 0));
+      const tls = servesTls((n) => caches.secrets.get(n), names.tlsSecret);
+      children.push(serverDeployment(instance, owner, { hmacUid: hmac.metadata.uid, authUid: auth.metadata.uid, tls }, serving ? instance.replicas : 0));
     } else if (problems.length === 0) problems.push('waiting for the generated Secrets to be seen');
     for (const child of children) {
       const state = await this.bounded(signal, (s) => this.deps.writer.ensure(child, owner, s));
@@ -119,7 +120,7 @@ export class InstanceReconciler {
       if (state.state === 'blocked') blocked = true;
     }
 
-    const secretProblem = checkSecrets((n) => caches.secrets.get(n), { kubeconfig: instance.podConfig.kubeconfigSecret, generated: [generated.hmac, generated.auth] });
+    const secretProblem = checkSecrets((n) => caches.secrets.get(n), { kubeconfig: instance.podConfig.kubeconfigSecret, generated: [generated.hmac, generated.auth], tls: names.tlsSecret });
     // The pool waits for usable Secrets (its pods would not start) and stops when serving is refused (fail closed);
     // GC and pool both stay off an instance whose objects belong to someone else.
     const poolSize = blocked || (serving && secretProblem) ? undefined : serving ? instance.warmPoolSize : 0;

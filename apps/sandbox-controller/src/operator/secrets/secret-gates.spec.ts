@@ -1,7 +1,8 @@
 import type { V1Secret } from '@kubernetes/client-node';
-import { describe, expect, it } from 'vitest';
+import { RuntimeCa } from '@cli-mcp/egress';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { generatedSecrets, secretText } from './generated-secrets.js';
-import { checkSecrets, kubeconfigProblem } from './secret-gates.js';
+import { checkSecrets, kubeconfigProblem, servesTls } from './secret-gates.js';
 
 const KUBECONFIG = `apiVersion: v1
 kind: Config
@@ -32,6 +33,33 @@ describe(checkSecrets.name, () => {
     expect(checkSecrets(store({ ...ok, 'cli-mcp-oc-kubeconfig': secret({ config: KUBECONFIG }) }), { kubeconfig: 'cli-mcp-oc-kubeconfig', generated: GENERATED })?.reason).toBe('SecretKeysInvalid');
     expect(checkSecrets(store({ ...ok, 'cli-mcp-oc-kubeconfig': secret({ kubeconfig: 'not: [yaml' }) }), { kubeconfig: 'cli-mcp-oc-kubeconfig', generated: GENERATED })).toMatchObject({
       reason: 'KubeconfigInvalid', message: expect.stringMatching(/^Secret cli-mcp-oc-kubeconfig key kubeconfig: not a kubeconfig: /),
+    });
+  });
+
+  describe('the optional cli-mcp-<name>-tls', () => {
+    const pems: Record<string, string> = {};
+    beforeAll(async () => {
+      const leaf = await (await RuntimeCa.generate('gate one')).mintLeaf('cli-mcp-oc-server.team.svc', false, 3_600_000);
+      const other = await (await RuntimeCa.generate('gate two')).mintLeaf('x', false, 3_600_000);
+      Object.assign(pems, { cert: leaf.cert, key: leaf.key, otherKey: other.key });
+    });
+    const required = { kubeconfig: 'cli-mcp-oc-kubeconfig', generated: GENERATED, tls: 'cli-mcp-oc-tls' };
+
+    it('absent: no problem and plain HTTP; a usable pair: no problem and HTTPS', () => {
+      expect(checkSecrets(store(ok), required)).toBeUndefined();
+      expect(servesTls(store(ok), 'cli-mcp-oc-tls')).toBe(false);
+      const withTls = { ...ok, 'cli-mcp-oc-tls': secret({ 'tls.crt': pems.cert!, 'tls.key': pems.key! }) };
+      expect(checkSecrets(store(withTls), required)).toBeUndefined();
+      expect(servesTls(store(withTls), 'cli-mcp-oc-tls')).toBe(true);
+    });
+
+    it('present but unusable: SecretKeysInvalid saying why, and no HTTPS (the server would not start with it)', () => {
+      const bad = (data: Record<string, string>) => ({ ...ok, 'cli-mcp-oc-tls': secret(data) });
+      expect(checkSecrets(store(bad({ 'tls.crt': pems.cert! })), required)).toEqual({ reason: 'SecretKeysInvalid', message: 'Secret cli-mcp-oc-tls: needs both tls.crt and tls.key' });
+      expect(checkSecrets(store(bad({ 'tls.crt': pems.cert!, 'tls.key': pems.otherKey! })), required)).toEqual({
+        reason: 'SecretKeysInvalid', message: expect.stringMatching(/^Secret cli-mcp-oc-tls: .*key values mismatch/),
+      });
+      expect(servesTls(store(bad({ 'tls.crt': pems.cert!, 'tls.key': pems.otherKey! })), 'cli-mcp-oc-tls')).toBe(false);
     });
   });
 

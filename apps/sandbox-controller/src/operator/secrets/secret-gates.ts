@@ -1,5 +1,5 @@
 import { KubeConfig, type V1Secret } from '@kubernetes/client-node';
-import { errorText } from '@cli-mcp/common';
+import { errorText, tlsPairProblem } from '@cli-mcp/common';
 import { REASONS, type Reason } from '../api/conditions.js';
 import { secretText } from './generated-secrets.js';
 
@@ -21,7 +21,7 @@ export const KUBECONFIG_KEY = 'kubeconfig';
  * an unusable kubeconfig (`KubeconfigInvalid`). Extra Secrets referenced from `spec.sandbox.env` are not gates
  * (Go's rule): the pods that use them say so themselves.
  */
-export function checkSecrets(lookup: SecretLookup, required: { kubeconfig: string; generated: ReadonlyArray<{ name: string; key: string }> }): SecretProblem | undefined {
+export function checkSecrets(lookup: SecretLookup, required: { kubeconfig: string; generated: ReadonlyArray<{ name: string; key: string }>; tls?: string }): SecretProblem | undefined {
   const all = [{ name: required.kubeconfig, key: KUBECONFIG_KEY }, ...required.generated];
   const missing = all.filter(({ name }) => lookup(name) === undefined).map(({ name }) => name);
   if (missing.length > 0) {
@@ -31,7 +31,24 @@ export function checkSecrets(lookup: SecretLookup, required: { kubeconfig: strin
   if (empty.length > 0) return { reason: REASONS.secretKeysInvalid, message: `Secret ${empty.join(', ')} is missing or empty` };
   const problem = kubeconfigProblem(secretText(lookup(required.kubeconfig), KUBECONFIG_KEY)!);
   if (problem !== undefined) return { reason: REASONS.kubeconfigInvalid, message: `Secret ${required.kubeconfig} key ${KUBECONFIG_KEY}: ${problem}` };
-  return undefined;
+  return required.tls === undefined ? undefined : tlsSecretProblem(lookup(required.tls), required.tls);
+}
+
+/**
+ * The optional `cli-mcp-<name>-tls`: absent means plain HTTP; present, it must hold a pair the server starts with
+ * (the server's own check), else `SecretKeysInvalid` rather than a server that crash-loops on it.
+ */
+function tlsSecretProblem(secret: V1Secret | undefined, name: string): SecretProblem | undefined {
+  if (secret === undefined) return undefined;
+  const [cert, key] = [secretText(secret, 'tls.crt'), secretText(secret, 'tls.key')];
+  const problem = cert === undefined || key === undefined ? 'needs both tls.crt and tls.key' : tlsPairProblem(cert, key);
+  return problem === undefined ? undefined : { reason: REASONS.secretKeysInvalid, message: `Secret ${name}: ${problem}` };
+}
+
+/** Whether the instance serves HTTPS: its TLS Secret exists and passes {@link checkSecrets}. */
+export function servesTls(lookup: SecretLookup, name: string): boolean {
+  const secret = lookup(name);
+  return secret !== undefined && tlsSecretProblem(secret, name) === undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import type { ControllerKubeApi, Preconditions } from '../../kube/controller-kube-api.port.js';
-import type { ObjectInformer } from '../../kube/object-informer.port.js';
+import type { ObjectInformer } from '@cli-mcp/kube';
 
 /**
  * The pool's and GC's `ControllerKubeApi` under the operator: pod calls and Secret deletes go to the API (the

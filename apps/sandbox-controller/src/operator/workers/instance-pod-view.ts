@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { COMPONENT_LABEL, INSTANCE_LABEL, SANDBOX_COMPONENT } from '@cli-mcp/podspec';
-import type { ObjectInformer } from '../../kube/object-informer.port.js';
+import type { ObjectInformer } from '@cli-mcp/kube';
 import type { PodChange, PodInformer } from '@cli-mcp/kube';
 
 /**

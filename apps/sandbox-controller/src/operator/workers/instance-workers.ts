@@ -3,7 +3,7 @@ import { canonicalJson, sandboxSpecHash, type SandboxPodConfig } from '@cli-mcp/
 import type { ProcessPorts } from '../../controller-runtime.js';
 import { GcReconciler } from '../../gc/gc-reconciler.js';
 import type { ControllerKubeApi } from '../../kube/controller-kube-api.port.js';
-import type { ObjectInformer } from '../../kube/object-informer.port.js';
+import type { ObjectInformer } from '@cli-mcp/kube';
 import type { ReconcilerMetrics } from '../../metrics/controller-metrics.js';
 import { planPool, type PoolCounts } from '../../pool/pool-plan.js';
 import { PoolReconciler } from '../../pool/pool-reconciler.js';

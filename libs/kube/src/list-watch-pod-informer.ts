@@ -1,9 +1,9 @@
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import type { Clock } from '@cli-mcp/common';
 import type { Registry } from 'prom-client';
-import type { ControllerLogger } from '../controller-logger.js';
 import { ListWatchInformer } from './list-watch-informer.js';
-import type { PodChange, PodInformer } from '@cli-mcp/kube';
+import type { InformerLogger } from './object-informer.port.js';
+import type { PodChange, PodInformer } from './pod-informer.port.js';
 
 export interface ListWatchPodInformerOptions {
   kubeConfig: KubeConfig;
@@ -12,10 +12,11 @@ export interface ListWatchPodInformerOptions {
   registry: Registry;
   clock: Clock;
   random: () => number;
-  logger: ControllerLogger;
+  logger: InformerLogger;
 }
 
-/** `PodInformer`: the generic `ListWatchInformer` on the namespace's pods with one label selector. */
+/**
+ * `PodInformer`: the generic `ListWatchInformer` on the namespace's pods with one label selector. */
 export class ListWatchPodInformer extends ListWatchInformer<V1Pod> implements PodInformer {
   constructor(options: ListWatchPodInformerOptions) {
     const core = options.kubeConfig.makeApiClient(CoreV1Api);

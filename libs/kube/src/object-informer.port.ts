@@ -25,3 +25,12 @@ export interface ObjectInformer<T> {
   /** Called after every (re-)list and whenever `problem` changes. */
   onStateChange(listener: () => void): () => void;
 }
+
+/**
+ * What an informer logs (a failing and a restored list/watch): the controller's logger and the egress gateway's
+ * both fit it. Moved here with the informer so the gateway (issue 20 item 3) reuses the controller's one.
+ */
+export interface InformerLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+}

@@ -1,10 +1,9 @@
 import { ListWatch, Watch, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
-import { KubeRequestMetrics, type KubeResource } from '@cli-mcp/kube';
+import { KubeRequestMetrics, type KubeResource } from './kube-request-metrics.js';
 import { Backoff, errorText, type Clock } from '@cli-mcp/common';
-import { sendKubeRequest, type KubeRequestOptions } from '@cli-mcp/kube/client-node';
+import { sendKubeRequest, type KubeRequestOptions } from './client-node-request.js';
 import type { Registry } from 'prom-client';
-import type { ControllerLogger } from '../controller-logger.js';
-import type { ObjectChange, ObjectInformer } from './object-informer.port.js';
+import type { InformerLogger, ObjectChange, ObjectInformer } from './object-informer.port.js';
 
 export interface ListWatchInformerOptions<T extends KubernetesObject> {
   kubeConfig: KubeConfig;
@@ -21,7 +20,7 @@ export interface ListWatchInformerOptions<T extends KubernetesObject> {
   registry: Registry;
   clock: Clock;
   random: () => number;
-  logger: ControllerLogger;
+  logger: InformerLogger;
 }
 
 /**
