@@ -1,6 +1,6 @@
 import { Backoff, errorText, type Clock } from '@cli-mcp/common';
 import type { RandomBytes } from '@cli-mcp/podspec';
-import { isAlreadyExists, isConflict } from '@cli-mcp/kube';
+import { closedGateText, isAlreadyExists, isConflict } from '@cli-mcp/kube';
 import type { ControllerLogger } from '../../controller-logger.js';
 import { withBoundedSignal } from '../../reconcile/bounded-signal.js';
 import type { PassResult } from '../../reconcile/reconcile-loop.js';
@@ -20,11 +20,15 @@ import { checkSecrets, servesTls } from '../secrets/secret-gates.js';
 import { resolveInstance, type OperatorDefaults, type ResolvedInstance } from '../spec/resolve-instance.js';
 import type { WorkerRegistry } from '../workers/worker-registry.js';
 import type { ChildWriter } from './child-writer.js';
+import type { EgressGates } from './egress-gates.js';
 import { decideConditions, deploymentProblem, type DeploymentLike, type StatusInputs } from './decide-status.js';
 import { PoolReadiness } from './pool-readiness.js';
 import { unhealthyPoolPods } from './pool-health.js';
 import type { StatusWriter } from './status-writer.js';
 import type { Teardown } from './teardown.js';
+
+/** How soon a pass looks at a shut egress gate again (its verdict is reused for up to 5 s anyway). */
+const EGRESS_RECHECK_MS = 2_000;
 
 export interface InstanceReconcilerDeps {
   readonly api: ObjectApi;
@@ -39,6 +43,9 @@ export interface InstanceReconcilerDeps {
   readonly logger: ControllerLogger;
   readonly writeTimeoutMs: number;
   readonly shortfallGraceMs: number;
+  /** The operator's `--egress-image` (spec.proxy's gateway); undefined = such instances are refused. */
+  readonly egressImage: string | undefined;
+  readonly egressGates: EgressGates;
   /** Asks for another pass of `name` (a shortfall outlasted its grace). */
   readonly requeue: (name: string) => void;
 }
@@ -91,7 +98,10 @@ export class InstanceReconciler {
     const { caches } = this.deps;
     const owner = ownerOf(cr);
     const names = childNames(instance.name);
-    const egress = planEgress(instance);
+    const kubeconfig = caches.secrets.get(instance.podConfig.kubeconfigSecret)?.metadata;
+    const kubeconfigVersion = kubeconfig?.uid ? `${kubeconfig.uid}/${kubeconfig.resourceVersion ?? ''}` : 'absent';
+    const egress = planEgress(instance, { owner, image: this.deps.egressImage, kubeconfigVersion });
+    const gate = egress.kind === 'gateway' ? this.deps.egressGates.get(instance.name) : undefined;
     const serving = egress.kind !== 'refused';
     const problems: string[] = [];
     let blocked = false;
@@ -128,17 +138,22 @@ export class InstanceReconciler {
       podConfig: instance.podConfig,
       poolSize,
       gc: blocked ? undefined : { idleTimeoutMs: instance.idleTimeoutMs, maxSessionAgeMs: instance.maxSessionAgeMs },
+      egressGate: gate,
     });
+    // C-EGR-6: Ready only once the gate the server and the pool ask is open (gateway endpoints, policies in place).
+    const verdict = gate ? await this.bounded(signal, (s) => gate.check(s)) : undefined;
+    const egressShut = verdict && !verdict.open ? closedGateText(verdict) : undefined;
 
     const deployment = cachedChild(caches, DEPLOYMENTS, names.server);
     await this.publish(cr, instance, {
-      egressRefused: egress.kind === 'refused' ? egress.message : undefined,
+      egressRefused: egress.kind === 'refused' ? egress.message : egressShut,
       secretProblem,
       childProblems: problems,
       deploymentProblem: deploymentProblem(deployment as DeploymentLike | undefined, instance.replicas),
       pool: this.poolInputs(instance.name, cr, instance, serving ? instance.warmPoolSize : 0),
     }, signal);
-    return {};
+    // Policies of other writers are not watched: a shut gate is looked at again, as the controller's refill does.
+    return egressShut ? { requeueAfterMs: EGRESS_RECHECK_MS } : {};
   }
 
   private poolInputs(name: string, cr: CliMcpInstance, instance: ResolvedInstance | undefined, desired: number): StatusInputs['pool'] {
@@ -163,6 +178,7 @@ export class InstanceReconciler {
     this.pools.get(name)?.stop();
     this.pools.delete(name);
     this.backoffs.delete(name);
+    this.deps.egressGates.remove(name);
     await this.deps.workers.remove(name);
     return {};
   }
