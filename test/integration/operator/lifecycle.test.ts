@@ -7,10 +7,10 @@
  */
 import { RuntimeCa } from '@cli-mcp/egress';
 import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, formatTimestamp } from '@cli-mcp/podspec';
-import { PODS, SECRETS, type KubeObject } from '@cli-mcp/testing';
+import { ENDPOINT_SLICES, PODS, SECRETS, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_HASH_ANNOTATION } from '../../../apps/sandbox-controller/src/operator/children/server-deployment.js';
-import { NAMESPACE, SANDBOX_IMAGE, SERVER_IMAGE, operatorSkipReason, startOperatorStack, type OperatorStack } from './support/operator-stack.js';
+import { EGRESS_IMAGE, KUBECONFIG_TEXT, NAMESPACE, SANDBOX_IMAGE, SERVER_IMAGE, operatorSkipReason, startOperatorStack, type OperatorStack } from './support/operator-stack.js';
 
 if (operatorSkipReason) console.warn(`[operator lifecycle] skipped: ${operatorSkipReason}`);
 const skip = operatorSkipReason !== undefined && process.env['CI'] !== 'true';
@@ -76,7 +76,7 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
     expect(['x'.repeat(45), 'two-kube', 'bad-env', 'wildcard'].map((name) => stack.instance(name))).toEqual([undefined, undefined, undefined, undefined]);
   });
 
-  it('says why it is not Ready: SecretsNotFound, KubeconfigInvalid, then Ready once the admin fixes the Secret; EgressNotEnforced runs nothing', async () => {
+  it('says why it is not Ready: SecretsNotFound, KubeconfigInvalid, then Ready once the admin fixes the Secret', async () => {
     await stack.apply('admin', { sandbox: { warmPoolSize: 1 } });
     await stack.untilCondition('admin', 'Ready', 'False', 'SecretsNotFound');
     expect(stack.pods('admin', 'sandbox')).toEqual([]); // the pool waits: its pods could not mount the Secret
@@ -85,13 +85,47 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
     stack.cluster.api.delete(SECRETS, NAMESPACE, 'cli-mcp-admin-kubeconfig');
     stack.seedKubeconfig('admin');
     await stack.untilCondition('admin', 'Ready', 'True');
+  });
 
-    stack.seedKubeconfig('proxied');
-    await stack.apply('proxied', { sandbox: { warmPoolSize: 2 }, proxy: { targets: [{ type: 'kubernetes' }, { type: 'allowlist', domains: ['api.example.com:443'] }] } });
+  it('deploys the egress gateway for spec.proxy: owned gateway children, --egress-gateway, no sandbox mounts the kubeconfig; EgressNotEnforced until the gateway has a ready endpoint', async () => {
+    const KUBECONFIG = 'proxied-admin-kc';
+    stack.cluster.api.create(SECRETS, NAMESPACE, { apiVersion: 'v1', kind: 'Secret', metadata: { name: KUBECONFIG }, stringData: { kubeconfig: KUBECONFIG_TEXT(stack.cluster.url) } });
+    await stack.apply('proxied', { sandbox: { warmPoolSize: 2 }, proxy: { targets: [{ type: 'kubernetes', secretName: KUBECONFIG }, { type: 'allowlist', domains: ['api.example.com', 'pypi.org:8443'] }] } });
     await stack.untilCondition('proxied', 'Ready', 'False', 'EgressNotEnforced');
-    await stack.until(() => (get('deployments', 'cli-mcp-proxied-server') as { spec?: { replicas?: number } } | undefined)?.spec?.replicas === 0, 'a server Deployment with no replicas');
-    expect(stack.pods('proxied', 'sandbox')).toEqual([]);
-    expect(stack.pods('proxied', 'server')).toEqual([]);
+    const cr = stack.instance('proxied')!;
+    const gatewayChildren: Array<[string, string]> = [
+      ['deployments', 'proxied-egress'], ['services', 'proxied-egress'], ['poddisruptionbudgets', 'proxied-egress'], ['configmaps', 'proxied-egress-routes'],
+      ['serviceaccounts', 'proxied-egress'], ['roles', 'proxied-egress'], ['rolebindings', 'proxied-egress'], ['networkpolicies', 'proxied-egress'], ['networkpolicies', 'proxied-egress-sandbox'],
+    ];
+    for (const [resource, name] of gatewayChildren) {
+      await stack.until(() => get(resource, name) !== undefined, `${resource}/${name}`);
+      expect(get(resource, name)!.metadata.ownerReferences, `${resource}/${name}`).toEqual([expect.objectContaining({ kind: 'CliMcpInstance', name: 'proxied', uid: cr.metadata.uid, controller: true })]);
+    }
+    const condition = () => ((stack.instance('proxied')!['status'] as { conditions: Array<{ type: string; message: string }> }).conditions.find((c) => c.type === 'Ready')!.message);
+    expect(condition()).toContain('Service proxied-egress has no ready endpoints');
+    expect(JSON.parse((get('configmaps', 'proxied-egress-routes') as unknown as { data: Record<string, string> }).data['routes.json']!)).toEqual({ allow: ['api.example.com:443', 'pypi.org:8443'] });
+    type Template = { spec: { replicas: number; template: { spec: { containers: Array<{ image: string; args: string[] }>; volumes: unknown[] } } } };
+    const gateway = get('deployments', 'proxied-egress') as unknown as Template;
+    expect(gateway.spec.template.spec.containers[0]!.image).toBe(EGRESS_IMAGE);
+    expect(JSON.stringify(gateway.spec.template.spec.volumes)).toContain(KUBECONFIG);
+    await stack.until(() => (get('deployments', 'cli-mcp-proxied-server') as unknown as Template | undefined)?.spec.replicas === 1, 'a serving server Deployment');
+    expect((get('deployments', 'cli-mcp-proxied-server') as unknown as Template).spec.template.spec.containers[0]!.args).toContain('--egress-gateway');
+    // The instance's own sandbox policy grants no egress: the gateway's is the only way out.
+    expect((get('networkpolicies', 'cli-mcp-proxied-sandbox') as unknown as { spec: { egress: unknown[] } }).spec.egress).toEqual([]);
+    expect(stack.pods('proxied', 'sandbox')).toEqual([]); // the gate is shut: no pool pod
+
+    stack.cluster.api.create(ENDPOINT_SLICES, NAMESPACE, {
+      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
+      metadata: { name: 'proxied-egress-x7k2p', labels: { 'kubernetes.io/service-name': 'proxied-egress' } },
+      addressType: 'IPv4', endpoints: [{ addresses: ['10.96.7.7'], conditions: { ready: true } }], ports: [{ name: 'proxy', port: 3128, protocol: 'TCP' }],
+    });
+    await stack.untilCondition('proxied', 'Ready', 'True', undefined, 40_000);
+    expect(readyPool('proxied')).toHaveLength(2);
+    for (const pod of stack.pods('proxied', 'sandbox', true)) {
+      const spec = JSON.stringify(pod['spec']);
+      expect(spec).not.toContain(KUBECONFIG);
+      expect(spec).toContain('proxied-egress-sandbox');
+    }
   });
 
   it('serves HTTPS once cli-mcp-<name>-tls holds a usable pair (as OpenShift\'s service CA writes it from the Service annotation); a bad pair is SecretKeysInvalid', async () => {
