@@ -6,7 +6,7 @@
  * down in order and leaves nothing.
  */
 import { RuntimeCa } from '@cli-mcp/egress';
-import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, formatTimestamp } from '@cli-mcp/podspec';
+import { EGRESS_CONFIG_HASH_ANNOTATION, LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, formatTimestamp } from '@cli-mcp/podspec';
 import { ENDPOINT_SLICES, PODS, SECRETS, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_HASH_ANNOTATION } from '../../../apps/sandbox-controller/src/operator/children/server-deployment.js';
@@ -126,6 +126,16 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
       expect(spec).not.toContain(KUBECONFIG);
       expect(spec).toContain('proxied-egress-sandbox');
     }
+
+    // The gateway reads its routes and kubeconfig once: editing the Secret, then the targets, rolls it.
+    const hash = () => (get('deployments', 'proxied-egress') as unknown as { spec: { template: { metadata: { annotations: Record<string, string> } } } }).spec.template.metadata.annotations[EGRESS_CONFIG_HASH_ANNOTATION];
+    const before = hash();
+    stack.cluster.api.patch(SECRETS, NAMESPACE, KUBECONFIG, 'merge', { stringData: { kubeconfig: KUBECONFIG_TEXT(stack.cluster.url).replace('investigation-token', 'rotated-token') } });
+    await stack.until(() => hash() !== before, 'the gateway rolled for the new kubeconfig');
+    const afterSecret = hash();
+    await stack.apply('proxied', { sandbox: { warmPoolSize: 2 }, proxy: { targets: [{ type: 'kubernetes', secretName: KUBECONFIG }, { type: 'allowlist', domains: ['api.example.com'] }] } });
+    await stack.until(() => hash() !== afterSecret, 'the gateway rolled for the new routes');
+    expect(JSON.parse((get('configmaps', 'proxied-egress-routes') as unknown as { data: Record<string, string> }).data['routes.json']!)).toEqual({ allow: ['api.example.com:443'] });
   });
 
   it('serves HTTPS once cli-mcp-<name>-tls holds a usable pair (as OpenShift\'s service CA writes it from the Service annotation); a bad pair is SecretKeysInvalid', async () => {
