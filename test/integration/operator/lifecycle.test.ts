@@ -136,6 +136,15 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
     await stack.apply('proxied', { sandbox: { warmPoolSize: 2 }, proxy: { targets: [{ type: 'kubernetes', secretName: KUBECONFIG }, { type: 'allowlist', domains: ['api.example.com'] }] } });
     await stack.until(() => hash() !== afterSecret, 'the gateway rolled for the new routes');
     expect(JSON.parse((get('configmaps', 'proxied-egress-routes') as unknown as { data: Record<string, string> }).data['routes.json']!)).toEqual({ allow: ['api.example.com:443'] });
+
+    // Teardown: the gateway stops too, then its CA Secret (as the gateway writes it: not owned by the CR) goes.
+    stack.cluster.api.create(SECRETS, NAMESPACE, { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: 'proxied-egress-ca', labels: { 'cli-mcp.redhat.com/instance': 'proxied', 'cli-mcp.redhat.com/component': 'egress-gateway' } }, stringData: { 'tls.crt': 'c', 'tls.key': 'k' } });
+    expect(stack.pods('proxied', 'egress-gateway')).not.toEqual([]);
+    await stack.kubectl(['delete', 'climcpinstance', 'proxied', '--wait=false']);
+    await stack.until(() => stack.instance('proxied') === undefined, 'the proxied CR gone');
+    expect(get('secrets', 'proxied-egress-ca')).toBeUndefined();
+    expect(stack.pods('proxied', 'egress-gateway')).toEqual([]);
+    expect(get('secrets', KUBECONFIG)).toBeDefined(); // the admin's
   });
 
   it('serves HTTPS once cli-mcp-<name>-tls holds a usable pair (as OpenShift\'s service CA writes it from the Service annotation); a bad pair is SecretKeysInvalid', async () => {
