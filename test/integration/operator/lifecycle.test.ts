@@ -7,7 +7,7 @@
  */
 import { RuntimeCa } from '@cli-mcp/egress';
 import { EGRESS_CONFIG_HASH_ANNOTATION, LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, formatTimestamp } from '@cli-mcp/podspec';
-import { ENDPOINT_SLICES, PODS, SECRETS, type KubeObject } from '@cli-mcp/testing';
+import { ENDPOINT_SLICES, NETWORK_POLICIES, PODS, SECRETS, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_HASH_ANNOTATION } from '../../../apps/sandbox-controller/src/operator/children/server-deployment.js';
 import { EGRESS_IMAGE, KUBECONFIG_TEXT, NAMESPACE, SANDBOX_IMAGE, SERVER_IMAGE, operatorSkipReason, startOperatorStack, type OperatorStack } from './support/operator-stack.js';
@@ -121,6 +121,13 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
     });
     await stack.untilCondition('proxied', 'Ready', 'True', undefined, 40_000);
     expect(readyPool('proxied')).toHaveLength(2);
+    // Another writer's policy that re-opens the sandboxes' egress shuts the gate (C-EGR-6): Ready says so, and
+    // returns once it is gone.
+    stack.cluster.api.create(NETWORK_POLICIES, NAMESPACE, { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'allow-all-egress' }, spec: { podSelector: {}, policyTypes: ['Egress'], egress: [{}] } });
+    await stack.untilCondition('proxied', 'Ready', 'False', 'EgressNotEnforced');
+    expect(condition()).toContain('allow-all-egress');
+    stack.cluster.api.delete(NETWORK_POLICIES, NAMESPACE, 'allow-all-egress');
+    await stack.untilCondition('proxied', 'Ready', 'True');
     for (const pod of stack.pods('proxied', 'sandbox', true)) {
       const spec = JSON.stringify(pod['spec']);
       expect(spec).not.toContain(KUBECONFIG);

@@ -13,6 +13,7 @@ import { controllingInstance } from './children/owner.js';
 import type { ObjectApi } from './kube/object-api.port.js';
 import { allInformers, type OperatorCaches } from './operator-caches.js';
 import { ChildWriter } from './reconcile/child-writer.js';
+import { NETWORK_POLICIES } from './kube/resources.js';
 import { EgressGates } from './reconcile/egress-gates.js';
 import { InstanceReconciler } from './reconcile/instance-reconciler.js';
 import { StatusWriter } from './reconcile/status-writer.js';
@@ -126,6 +127,10 @@ export class OperatorRuntime {
       caches.secrets.onObjectChange((c) => this.secretOwners(c.object.metadata).forEach(route)),
       caches.endpointSlices.onObjectChange((c) => route(gatewayInstance(c.object.metadata?.labels?.[SERVICE_NAME_LABEL]))),
       ...[...caches.children.values()].map((informer) => informer.onObjectChange((c) => route(controllingInstance(c.object.metadata)))),
+      // Another writer's NetworkPolicy may open or shut a spec.proxy instance's egress gate (C-EGR-6).
+      caches.children.get(NETWORK_POLICIES.plural)!.onObjectChange((c) => {
+        if (controllingInstance(c.object.metadata) === undefined) for (const cr of caches.instances.objects()) if (cr.spec?.proxy) route(cr.metadata.name);
+      }),
       ...allInformers(caches).map((informer) => informer.onStateChange(() => this.triggerAll())),
     );
     for (const informer of allInformers(caches)) informer.start();

@@ -16,7 +16,7 @@ import type { CliMcpInstance } from './api/climcpinstance.js';
 import { MANAGED_BY, MANAGED_BY_LABEL } from './children/child-names.js';
 import { ClientNodeObjectApi } from './kube/client-node-object-api.js';
 import { resourceInformer } from './kube/resource-informer.js';
-import { CHILD_RESOURCES, CLIMCP_INSTANCES, ENDPOINT_SLICES, PODS, SECRETS, type KubeObject } from './kube/resources.js';
+import { CHILD_RESOURCES, CLIMCP_INSTANCES, ENDPOINT_SLICES, NETWORK_POLICIES, PODS, SECRETS, type KubeObject } from './kube/resources.js';
 import type { OperatorCaches } from './operator-caches.js';
 import { OperatorRuntime } from './operator-runtime.js';
 
@@ -38,7 +38,9 @@ export async function runOperator(config: OperatorConfig, logger: Logger): Promi
     pods: resourceInformer(PODS, INSTANCE_LABEL, informerOptions) as unknown as ObjectInformer<V1Pod>,
     secrets: resourceInformer(SECRETS, undefined, informerOptions) as unknown as ObjectInformer<V1Secret>,
     endpointSlices: resourceInformer(ENDPOINT_SLICES, SERVICE_NAME_LABEL, informerOptions),
-    children: new Map(CHILD_RESOURCES.map((resource) => [resource.plural, resourceInformer(resource, managed, informerOptions)])),
+    // NetworkPolicies unfiltered: the egress gate's verdict (Ready of spec.proxy instances) weighs every policy
+    // that may select the sandboxes, not only the operator's (C-EGR-6).
+    children: new Map(CHILD_RESOURCES.map((resource) => [resource.plural, resourceInformer(resource, resource === NETWORK_POLICIES ? undefined : managed, informerOptions)])),
   };
   const runtime = new OperatorRuntime(
     {

@@ -1,6 +1,6 @@
 import { Backoff, errorText, type Clock } from '@cli-mcp/common';
-import type { RandomBytes } from '@cli-mcp/podspec';
-import { closedGateText, isAlreadyExists, isConflict } from '@cli-mcp/kube';
+import { egressNames, type RandomBytes } from '@cli-mcp/podspec';
+import { SERVICE_NAME_LABEL, closedGateText, egressGateVerdict, isAlreadyExists, isConflict, type GateEndpointSlice, type GateNetworkPolicy } from '@cli-mcp/kube';
 import type { ControllerLogger } from '../../controller-logger.js';
 import { withBoundedSignal } from '../../reconcile/bounded-signal.js';
 import type { PassResult } from '../../reconcile/reconcile-loop.js';
@@ -13,7 +13,7 @@ import { planEgress } from '../children/egress.js';
 import { ownerOf } from '../children/owner.js';
 import { serverDeployment } from '../children/server-deployment.js';
 import type { ObjectApi } from '../kube/object-api.port.js';
-import { CLIMCP_INSTANCES, DEPLOYMENTS, SECRETS } from '../kube/resources.js';
+import { CLIMCP_INSTANCES, DEPLOYMENTS, NETWORK_POLICIES, SECRETS } from '../kube/resources.js';
 import { cachedChild, type OperatorCaches } from '../operator-caches.js';
 import { generatedSecrets } from '../secrets/generated-secrets.js';
 import { checkSecrets, servesTls } from '../secrets/secret-gates.js';
@@ -26,9 +26,6 @@ import { PoolReadiness } from './pool-readiness.js';
 import { unhealthyPoolPods } from './pool-health.js';
 import type { StatusWriter } from './status-writer.js';
 import type { Teardown } from './teardown.js';
-
-/** How soon a pass looks at a shut egress gate again (its verdict is reused for up to 5 s anyway). */
-const EGRESS_RECHECK_MS = 2_000;
 
 export interface InstanceReconcilerDeps {
   readonly api: ObjectApi;
@@ -140,9 +137,9 @@ export class InstanceReconciler {
       gc: blocked ? undefined : { idleTimeoutMs: instance.idleTimeoutMs, maxSessionAgeMs: instance.maxSessionAgeMs },
       egressGate: gate,
     });
-    // C-EGR-6: Ready only once the gate the server and the pool ask is open (gateway endpoints, policies in place).
-    const verdict = gate ? await this.bounded(signal, (s) => gate.check(s)) : undefined;
-    const egressShut = verdict && !verdict.open ? closedGateText(verdict) : undefined;
+    // C-EGR-6: Ready only while the gate's verdict is open (gateway endpoints, policies in place) — decided on the
+    // informers (watches only, C-OP-6); the pool and the server ask the gate itself, fresh, before every create.
+    const egressShut = gate ? cachedEgressProblem(caches, instance.podConfig.instanceName) : undefined;
 
     const deployment = cachedChild(caches, DEPLOYMENTS, names.server);
     await this.publish(cr, instance, {
@@ -152,8 +149,7 @@ export class InstanceReconciler {
       deploymentProblem: deploymentProblem(deployment as DeploymentLike | undefined, instance.replicas),
       pool: this.poolInputs(instance.name, cr, instance, serving ? instance.warmPoolSize : 0),
     }, signal);
-    // Policies of other writers are not watched: a shut gate is looked at again, as the controller's refill does.
-    return egressShut ? { requeueAfterMs: EGRESS_RECHECK_MS } : {};
+    return {};
   }
 
   private poolInputs(name: string, cr: CliMcpInstance, instance: ResolvedInstance | undefined, desired: number): StatusInputs['pool'] {
@@ -199,3 +195,11 @@ function persistedFill(cr: CliMcpInstance): { filled: boolean; desired: number }
   return { filled: pool?.status === 'True', desired: cr.status?.warmPoolDesired ?? 0 };
 }
 
+/** The gate's verdict (libs/kube egressGateVerdict) on the cached EndpointSlices and NetworkPolicies; text when shut. */
+function cachedEgressProblem(caches: OperatorCaches, instance: string): string | undefined {
+  const service = egressNames(instance).gateway;
+  const slices = caches.endpointSlices.objects().filter((slice) => slice.metadata?.labels?.[SERVICE_NAME_LABEL] === service) as GateEndpointSlice[];
+  const policies = (caches.children.get(NETWORK_POLICIES.plural)?.objects() ?? []) as GateNetworkPolicy[];
+  const verdict = egressGateVerdict(instance, slices, policies);
+  return verdict.open ? undefined : closedGateText(verdict);
+}
