@@ -3,8 +3,8 @@ import type { Clock } from '@cli-mcp/common';
 
 /**
  * One fail-closed egress gate per `spec.proxy` instance (C-EGR-6): the controller's `EgressGate`, unchanged, on
- * the operator's namespace. The instance's pool refill asks it before every create (as the controller's does) and
- * the reconcile pass asks it for `Ready` (`EgressNotEnforced` while shut); both share its ≤ 5 s verdict.
+ * the operator's namespace. The instance's pool refill asks it before every create (as the controller's does), with
+ * fresh lists; `Ready` applies the same verdict to the informers instead (instance-reconciler.ts, C-OP-6).
  */
 export class EgressGates {
   private readonly gates = new Map<string, EgressGate>();
