@@ -7,7 +7,8 @@
  */
 import { RuntimeCa } from '@cli-mcp/egress';
 import { EGRESS_CONFIG_HASH_ANNOTATION, LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, formatTimestamp } from '@cli-mcp/podspec';
-import { ENDPOINT_SLICES, NETWORK_POLICIES, PODS, SECRETS, type KubeObject } from '@cli-mcp/testing';
+import { ENDPOINT_SLICES, NETWORK_POLICIES, PODS, SECRETS, eventually, type KubeObject } from '@cli-mcp/testing';
+import type { ControllerProcess } from '../controller/support/controller-process.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_HASH_ANNOTATION } from '../../../apps/sandbox-controller/src/operator/children/server-deployment.js';
 import { EGRESS_IMAGE, KUBECONFIG_TEXT, NAMESPACE, SANDBOX_IMAGE, SERVER_IMAGE, operatorSkipReason, startOperatorStack, type OperatorStack } from './support/operator-stack.js';
@@ -16,10 +17,11 @@ if (operatorSkipReason) console.warn(`[operator lifecycle] skipped: ${operatorSk
 const skip = operatorSkipReason !== undefined && process.env['CI'] !== 'true';
 
 let stack: OperatorStack;
+let operator: ControllerProcess;
 beforeAll(async () => {
   if (skip) return;
   stack = await startOperatorStack();
-  await stack.operator('op-a');
+  operator = await stack.operator('op-a');
 }, 60_000);
 afterAll(async () => {
   await stack?.stop();
@@ -112,7 +114,9 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
     expect((get('deployments', 'cli-mcp-proxied-server') as unknown as Template).spec.template.spec.containers[0]!.args).toContain('--egress-gateway');
     // The instance's own sandbox policy grants no egress: the gateway's is the only way out.
     expect((get('networkpolicies', 'cli-mcp-proxied-sandbox') as unknown as { spec: { egress: unknown[] } }).spec.egress).toEqual([]);
-    expect(stack.pods('proxied', 'sandbox')).toEqual([]); // the gate is shut: no pool pod
+    // The gate is shut: the instance's pool refill pauses (the controller's EgressGate), no pool pod is made.
+    await eventually(() => operator.logs().some((l) => l['msg'] === 'pool refill paused' && String(l['reason']).includes('proxied-egress')), 'the proxied pool refill paused');
+    expect(stack.pods('proxied', 'sandbox')).toEqual([]);
 
     stack.cluster.api.create(ENDPOINT_SLICES, NAMESPACE, {
       apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
