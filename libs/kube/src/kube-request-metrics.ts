@@ -16,6 +16,7 @@ export type KubeResource =
   | 'roles'
   | 'rolebindings'
   | 'networkpolicies'
+  | 'poddisruptionbudgets'
   | 'endpointslices'
   | 'events'
   | 'climcpinstances';

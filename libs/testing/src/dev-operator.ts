@@ -32,7 +32,7 @@ export async function startDevOperator(cluster: FakeCluster, options: DevOperato
     log(`--operator: ${entry} does not exist; build it (node scripts/build.mjs sandbox-controller)`);
     return { child: undefined, deployments };
   }
-  const env = { ...process.env, WATCH_NAMESPACE: namespace, RELATED_IMAGE_SERVER: 'quay.io/example/cli-mcp-server:dev', RELATED_IMAGE_SANDBOX: 'quay.io/example/cli-mcp-sandbox:dev' };
+  const env = { ...process.env, WATCH_NAMESPACE: namespace, RELATED_IMAGE_SERVER: 'quay.io/example/cli-mcp-server:dev', RELATED_IMAGE_SANDBOX: 'quay.io/example/cli-mcp-sandbox:dev', RELATED_IMAGE_EGRESS: 'quay.io/example/cli-mcp-egress:dev' };
   const child = spawn(process.execPath, [join(root, 'bin', 'sandbox-controller.js'), '--operator', '--kubeconfig', cluster.kubeconfigPath, '--identity', 'dev-operator', '--address', '127.0.0.1:0'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   child.once('exit', (code, signal) => log(`operator exited (${signal ?? code})`));
   log(`operator: watching namespace ${namespace} (pid ${child.pid}; its "listening" log line names /health); the CRD climcpinstances.cli-mcp.redhat.com is installed`);

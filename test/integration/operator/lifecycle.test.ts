@@ -6,20 +6,22 @@
  * down in order and leaves nothing.
  */
 import { RuntimeCa } from '@cli-mcp/egress';
-import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, formatTimestamp } from '@cli-mcp/podspec';
-import { PODS, SECRETS, type KubeObject } from '@cli-mcp/testing';
+import { EGRESS_CONFIG_HASH_ANNOTATION, LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, formatTimestamp } from '@cli-mcp/podspec';
+import { ENDPOINT_SLICES, NETWORK_POLICIES, PODS, SECRETS, eventually, type KubeObject } from '@cli-mcp/testing';
+import type { ControllerProcess } from '../controller/support/controller-process.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_HASH_ANNOTATION } from '../../../apps/sandbox-controller/src/operator/children/server-deployment.js';
-import { NAMESPACE, SANDBOX_IMAGE, SERVER_IMAGE, operatorSkipReason, startOperatorStack, type OperatorStack } from './support/operator-stack.js';
+import { EGRESS_IMAGE, KUBECONFIG_TEXT, NAMESPACE, SANDBOX_IMAGE, SERVER_IMAGE, operatorSkipReason, startOperatorStack, type OperatorStack } from './support/operator-stack.js';
 
 if (operatorSkipReason) console.warn(`[operator lifecycle] skipped: ${operatorSkipReason}`);
 const skip = operatorSkipReason !== undefined && process.env['CI'] !== 'true';
 
 let stack: OperatorStack;
+let operator: ControllerProcess;
 beforeAll(async () => {
   if (skip) return;
   stack = await startOperatorStack();
-  await stack.operator('op-a');
+  operator = await stack.operator('op-a');
 }, 60_000);
 afterAll(async () => {
   await stack?.stop();
@@ -76,7 +78,7 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
     expect(['x'.repeat(45), 'two-kube', 'bad-env', 'wildcard'].map((name) => stack.instance(name))).toEqual([undefined, undefined, undefined, undefined]);
   });
 
-  it('says why it is not Ready: SecretsNotFound, KubeconfigInvalid, then Ready once the admin fixes the Secret; EgressNotEnforced runs nothing', async () => {
+  it('says why it is not Ready: SecretsNotFound, KubeconfigInvalid, then Ready once the admin fixes the Secret', async () => {
     await stack.apply('admin', { sandbox: { warmPoolSize: 1 } });
     await stack.untilCondition('admin', 'Ready', 'False', 'SecretsNotFound');
     expect(stack.pods('admin', 'sandbox')).toEqual([]); // the pool waits: its pods could not mount the Secret
@@ -85,13 +87,75 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
     stack.cluster.api.delete(SECRETS, NAMESPACE, 'cli-mcp-admin-kubeconfig');
     stack.seedKubeconfig('admin');
     await stack.untilCondition('admin', 'Ready', 'True');
+  });
 
-    stack.seedKubeconfig('proxied');
-    await stack.apply('proxied', { sandbox: { warmPoolSize: 2 }, proxy: { targets: [{ type: 'kubernetes' }, { type: 'allowlist', domains: ['api.example.com:443'] }] } });
+  it('deploys the egress gateway for spec.proxy: owned gateway children, --egress-gateway, no sandbox mounts the kubeconfig; EgressNotEnforced until the gateway has a ready endpoint', async () => {
+    const KUBECONFIG = 'proxied-admin-kc';
+    stack.cluster.api.create(SECRETS, NAMESPACE, { apiVersion: 'v1', kind: 'Secret', metadata: { name: KUBECONFIG }, stringData: { kubeconfig: KUBECONFIG_TEXT(stack.cluster.url) } });
+    await stack.apply('proxied', { sandbox: { warmPoolSize: 2 }, proxy: { targets: [{ type: 'kubernetes', secretName: KUBECONFIG }, { type: 'allowlist', domains: ['api.example.com', 'pypi.org:8443'] }] } });
     await stack.untilCondition('proxied', 'Ready', 'False', 'EgressNotEnforced');
-    await stack.until(() => (get('deployments', 'cli-mcp-proxied-server') as { spec?: { replicas?: number } } | undefined)?.spec?.replicas === 0, 'a server Deployment with no replicas');
+    const cr = stack.instance('proxied')!;
+    const gatewayChildren: Array<[string, string]> = [
+      ['deployments', 'proxied-egress'], ['services', 'proxied-egress'], ['poddisruptionbudgets', 'proxied-egress'], ['configmaps', 'proxied-egress-routes'],
+      ['serviceaccounts', 'proxied-egress'], ['roles', 'proxied-egress'], ['rolebindings', 'proxied-egress'], ['networkpolicies', 'proxied-egress'], ['networkpolicies', 'proxied-egress-sandbox'],
+    ];
+    for (const [resource, name] of gatewayChildren) {
+      await stack.until(() => get(resource, name) !== undefined, `${resource}/${name}`);
+      expect(get(resource, name)!.metadata.ownerReferences, `${resource}/${name}`).toEqual([expect.objectContaining({ kind: 'CliMcpInstance', name: 'proxied', uid: cr.metadata.uid, controller: true })]);
+    }
+    const condition = () => ((stack.instance('proxied')!['status'] as { conditions: Array<{ type: string; message: string }> }).conditions.find((c) => c.type === 'Ready')!.message);
+    expect(condition()).toContain('Service proxied-egress has no ready endpoints');
+    expect(JSON.parse((get('configmaps', 'proxied-egress-routes') as unknown as { data: Record<string, string> }).data['routes.json']!)).toEqual({ allow: ['api.example.com:443', 'pypi.org:8443'] });
+    type Template = { spec: { replicas: number; template: { spec: { containers: Array<{ image: string; args: string[] }>; volumes: unknown[] } } } };
+    const gateway = get('deployments', 'proxied-egress') as unknown as Template;
+    expect(gateway.spec.template.spec.containers[0]!.image).toBe(EGRESS_IMAGE);
+    expect(JSON.stringify(gateway.spec.template.spec.volumes)).toContain(KUBECONFIG);
+    await stack.until(() => (get('deployments', 'cli-mcp-proxied-server') as unknown as Template | undefined)?.spec.replicas === 1, 'a serving server Deployment');
+    expect((get('deployments', 'cli-mcp-proxied-server') as unknown as Template).spec.template.spec.containers[0]!.args).toContain('--egress-gateway');
+    // The instance's own sandbox policy grants no egress: the gateway's is the only way out.
+    expect((get('networkpolicies', 'cli-mcp-proxied-sandbox') as unknown as { spec: { egress: unknown[] } }).spec.egress).toEqual([]);
+    // The gate is shut: the instance's pool refill pauses (the controller's EgressGate), no pool pod is made.
+    await eventually(() => operator.logs().some((l) => l['msg'] === 'pool refill paused' && String(l['reason']).includes('proxied-egress')), 'the proxied pool refill paused');
     expect(stack.pods('proxied', 'sandbox')).toEqual([]);
-    expect(stack.pods('proxied', 'server')).toEqual([]);
+
+    stack.cluster.api.create(ENDPOINT_SLICES, NAMESPACE, {
+      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
+      metadata: { name: 'proxied-egress-x7k2p', labels: { 'kubernetes.io/service-name': 'proxied-egress' } },
+      addressType: 'IPv4', endpoints: [{ addresses: ['10.96.7.7'], conditions: { ready: true } }], ports: [{ name: 'proxy', port: 3128, protocol: 'TCP' }],
+    });
+    await stack.untilCondition('proxied', 'Ready', 'True', undefined, 40_000);
+    expect(readyPool('proxied')).toHaveLength(2);
+    // Another writer's policy that re-opens the sandboxes' egress shuts the gate (C-EGR-6): Ready says so, and
+    // returns once it is gone.
+    stack.cluster.api.create(NETWORK_POLICIES, NAMESPACE, { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'allow-all-egress' }, spec: { podSelector: {}, policyTypes: ['Egress'], egress: [{}] } });
+    await stack.untilCondition('proxied', 'Ready', 'False', 'EgressNotEnforced');
+    expect(condition()).toContain('allow-all-egress');
+    stack.cluster.api.delete(NETWORK_POLICIES, NAMESPACE, 'allow-all-egress');
+    await stack.untilCondition('proxied', 'Ready', 'True');
+    for (const pod of stack.pods('proxied', 'sandbox', true)) {
+      const spec = JSON.stringify(pod['spec']);
+      expect(spec).not.toContain(KUBECONFIG);
+      expect(spec).toContain('proxied-egress-sandbox');
+    }
+
+    // The gateway reads its routes and kubeconfig once: editing the Secret, then the targets, rolls it.
+    const hash = () => (get('deployments', 'proxied-egress') as unknown as { spec: { template: { metadata: { annotations: Record<string, string> } } } }).spec.template.metadata.annotations[EGRESS_CONFIG_HASH_ANNOTATION];
+    const before = hash();
+    stack.cluster.api.patch(SECRETS, NAMESPACE, KUBECONFIG, 'merge', { stringData: { kubeconfig: KUBECONFIG_TEXT(stack.cluster.url).replace('investigation-token', 'rotated-token') } });
+    await stack.until(() => hash() !== before, 'the gateway rolled for the new kubeconfig');
+    const afterSecret = hash();
+    await stack.apply('proxied', { sandbox: { warmPoolSize: 2 }, proxy: { targets: [{ type: 'kubernetes', secretName: KUBECONFIG }, { type: 'allowlist', domains: ['api.example.com'] }] } });
+    await stack.until(() => hash() !== afterSecret, 'the gateway rolled for the new routes');
+    expect(JSON.parse((get('configmaps', 'proxied-egress-routes') as unknown as { data: Record<string, string> }).data['routes.json']!)).toEqual({ allow: ['api.example.com:443'] });
+
+    // Teardown: the gateway stops too, then its CA Secret (as the gateway writes it: not owned by the CR) goes.
+    stack.cluster.api.create(SECRETS, NAMESPACE, { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: 'proxied-egress-ca', labels: { 'cli-mcp.redhat.com/instance': 'proxied', 'cli-mcp.redhat.com/component': 'egress-gateway' } }, stringData: { 'tls.crt': 'c', 'tls.key': 'k' } });
+    expect(stack.pods('proxied', 'egress-gateway')).not.toEqual([]);
+    await stack.kubectl(['delete', 'climcpinstance', 'proxied', '--wait=false']);
+    await stack.until(() => stack.instance('proxied') === undefined, 'the proxied CR gone');
+    expect(get('secrets', 'proxied-egress-ca')).toBeUndefined();
+    expect(stack.pods('proxied', 'egress-gateway')).toEqual([]);
+    expect(get('secrets', KUBECONFIG)).toBeDefined(); // the admin's
   });
 
   it('serves HTTPS once cli-mcp-<name>-tls holds a usable pair (as OpenShift\'s service CA writes it from the Service annotation); a bad pair is SecretKeysInvalid', async () => {

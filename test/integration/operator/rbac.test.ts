@@ -4,12 +4,13 @@
  * restored, a spec change (server rolled, pool trimmed), the teardown — and every request it sent must be namespaced
  * and allowed by deploy/operator/role.yaml, and every verb the Role grants must have been used. The one grant no
  * request uses is `climcpinstances/finalizers update`: admission (OwnerReferencesPermissionEnforcement) checks it
- * when the operator sets blockOwnerDeletion.
+ * when the operator sets blockOwnerDeletion; `get` of secrets and configmaps is held only because the egress
+ * gateway's Role (spec.proxy) grants it, and RBAC refuses a Role granting more than its writer holds.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, formatTimestamp } from '@cli-mcp/podspec';
-import { NETWORK_POLICIES, PODS, ROLE_BINDINGS, ROLES, SECRETS, SERVICE_ACCOUNTS, type KubeObject } from '@cli-mcp/testing';
+import { CONFIG_MAPS, ENDPOINT_SLICES, NETWORK_POLICIES, PODS, POD_DISRUPTION_BUDGETS, ROLE_BINDINGS, ROLES, SECRETS, SERVICE_ACCOUNTS, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { NAMESPACE, operatorSkipReason, startOperatorStack, type OperatorStack } from './support/operator-stack.js';
@@ -20,6 +21,8 @@ const skip = operatorSkipReason !== undefined && process.env['CI'] !== 'true';
 interface Rule { apiGroups: string[]; resources: string[]; verbs: string[] }
 const ROLE = (parse(readFileSync(fileURLToPath(new URL('../../../deploy/operator/role.yaml', import.meta.url)), 'utf8')) as { rules: Rule[] }).rules;
 const ADMISSION_ONLY = ['update climcpinstances/finalizers'];
+// Held only so the egress gateway's Role the operator writes is within its own grants (RBAC escalation check).
+const ESCALATION_ONLY = ['get secrets', 'get configmaps'];
 
 let stack: OperatorStack;
 beforeAll(async () => {
@@ -37,6 +40,17 @@ describe.skipIf(skip)('RBAC discipline of the operator (deploy/operator/role.yam
     await stack.apply('rb', { sandbox: { warmPoolSize: 2, maxSessionAge: '1h' } });
     await stack.untilCondition('rb', 'Ready', 'True');
 
+    // spec.proxy: the egress gateway's children (configmaps, poddisruptionbudgets) and the gate (C-EGR-6: list
+    // endpointslices and networkpolicies), opened by a ready endpoint of the gateway Service.
+    stack.seedKubeconfig('px');
+    await stack.apply('px', { sandbox: { warmPoolSize: 1 }, proxy: { targets: [{ type: 'kubernetes' }, { type: 'allowlist', domains: ['api.example.com'] }] } });
+    await stack.until(() => stack.cluster.store.get('poddisruptionbudgets', NAMESPACE, 'px-egress') !== undefined && stack.cluster.store.get('configmaps', NAMESPACE, 'px-egress-routes') !== undefined, 'the gateway children');
+    stack.cluster.api.create(ENDPOINT_SLICES, NAMESPACE, {
+      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'px-egress-a1b2c', labels: { 'kubernetes.io/service-name': 'px-egress' } },
+      addressType: 'IPv4', endpoints: [{ addresses: ['10.96.7.8'], conditions: { ready: true } }], ports: [{ name: 'proxy', port: 3128, protocol: 'TCP' }],
+    });
+    await stack.untilCondition('px', 'Ready', 'True', undefined, 40_000);
+
     // A claim: the pool refills and the claimed pod gets its claimed-at stamp (pods create, patch).
     const pool = () => stack.pods('rb', 'sandbox').filter((p) => p.metadata.labels?.[SESSION_ID_LABEL] === undefined);
     const claimed = pool()[0]!.metadata.name!;
@@ -50,6 +64,8 @@ describe.skipIf(skip)('RBAC discipline of the operator (deploy/operator/role.yam
       [ROLES, 'cli-mcp-rb-server', { rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['*'] }] }],
       [ROLE_BINDINGS, 'cli-mcp-rb-server', { subjects: [{ kind: 'ServiceAccount', name: 'intruder', namespace: NAMESPACE }] }],
       [NETWORK_POLICIES, 'cli-mcp-rb-sandbox', { spec: { podSelector: {}, policyTypes: ['Ingress'], ingress: [{}] } }],
+      [CONFIG_MAPS, 'px-egress-routes', { data: { 'routes.json': '{"allow":["evil.example:443"]}\n' } }],
+      [POD_DISRUPTION_BUDGETS, 'px-egress', { spec: { minAvailable: 0 } }],
     ];
     for (const [resource, name, patch] of tamper) stack.cluster.api.patch(resource, NAMESPACE, name, 'merge', patch);
     stack.cluster.api.patch(stack.cluster.registry.find('', 'v1', 'services')!, NAMESPACE, 'cli-mcp-rb-server', 'merge', { spec: { selector: { app: 'elsewhere' } } });
@@ -59,6 +75,8 @@ describe.skipIf(skip)('RBAC discipline of the operator (deploy/operator/role.yam
       ['rolebindings', 'cli-mcp-rb-server', (o) => !JSON.stringify(o['subjects']).includes('intruder')],
       ['networkpolicies', 'cli-mcp-rb-sandbox', (o) => JSON.stringify(o['spec']).includes('Egress')],
       ['services', 'cli-mcp-rb-server', (o) => !JSON.stringify(o['spec']).includes('elsewhere')],
+      ['configmaps', 'px-egress-routes', (o) => !JSON.stringify(o['data']).includes('evil')],
+      ['poddisruptionbudgets', 'px-egress', (o) => (o['spec'] as { minAvailable?: number }).minAvailable === 1],
     ];
     const unrestored = () => checks.filter(([resource, name, check]) => !check(stack.cluster.store.get(resource, NAMESPACE, name)!)).map(([r, n]) => `${r}/${n}`);
     await stack.until(() => unrestored().length === 0, () => `every tampered child restored; not: ${unrestored().join(', ')}\n${operator.logs().filter((l) => l.level !== 30).map((l) => JSON.stringify(l)).join('\n')}`);
@@ -70,7 +88,8 @@ describe.skipIf(skip)('RBAC discipline of the operator (deploy/operator/role.yam
 
     // Teardown: deployments patch, pods and secrets delete, the finalizer removed (climcpinstances patch).
     await stack.kubectl(['delete', 'climcpinstance', 'rb', '--wait=false']);
-    await stack.until(() => stack.instance('rb') === undefined, 'the CR gone');
+    await stack.kubectl(['delete', 'climcpinstance', 'px', '--wait=false']);
+    await stack.until(() => stack.instance('rb') === undefined && stack.instance('px') === undefined, 'the CRs gone');
     await operator.stop();
 
     const seen = new Set<string>();
@@ -85,6 +104,6 @@ describe.skipIf(skip)('RBAC discipline of the operator (deploy/operator/role.yam
       seen.add(`${record.verb} ${record.resource}`);
     }
     const granted = ROLE.flatMap((rule) => rule.resources.flatMap((resource) => rule.verbs.map((verb) => `${verb} ${resource}`)));
-    expect([...seen].sort()).toEqual(granted.filter((g) => !ADMISSION_ONLY.includes(g)).sort());
-  }, 120_000);
+    expect([...seen].sort()).toEqual(granted.filter((g) => !ADMISSION_ONLY.includes(g) && !ESCALATION_ONLY.includes(g)).sort());
+  }, 180_000);
 });

@@ -36,6 +36,8 @@ const CRS: Record<string, CliMcpInstance['spec']> = {
     serverContainer: { imagePullPolicy: 'Always', resources: { limits: { memory: '1Gi' } } },
     server: { yieldAfter: '40s' },
   },
+  // --egress-gateway (C-EGR-1): the server builds the egress sandbox pods (no kubeconfig Secret mount) from it.
+  'spec.proxy': { sandbox: { warmPoolSize: 1 }, proxy: { targets: [{ type: 'kubernetes', secretName: 'admin-kc' }, { type: 'allowlist', domains: ['api.example.com'] }] } },
 };
 
 function resolve(spec: CliMcpInstance['spec']): ResolvedInstance {
@@ -56,6 +58,7 @@ describe('the server Deployment the operator renders', () => {
     expect(outcome.config.kubernetes.podConfig).toEqual(instance.podConfig);
     expect(sandboxSpecHash(outcome.config.kubernetes.podConfig!)).toBe(sandboxSpecHash(instance.podConfig));
     expect(outcome.config.tool.yieldAfterMs).toBe(spec?.server?.yieldAfter === '40s' ? 40_000 : 50_000);
+    expect(outcome.config.kubernetes.podConfig!.egressGateway === true).toBe(spec?.proxy !== undefined);
   });
 
   it('with cli-mcp-<name>-tls: the server\'s own loader accepts the TLS flags and the mounted pair', async () => {

@@ -26,7 +26,7 @@ const INSTANCE_FLAGS: Readonly<Record<string, string>> = {
   'sandbox-tmp-size-limit': 'the default (256Mi)',
   'sandbox-termination-grace-period': 'the default (max-timeout + 10)',
   'sandbox-runtime-class': 'nothing yet (not a CliMcpInstance field)',
-  'egress-gateway': 'spec.proxy (the operator does not deploy the gateway yet)',
+  'egress-gateway': 'spec.proxy (the operator deploys the instance\'s egress gateway and passes --egress-gateway itself)',
   'warm-pool-size': 'spec.sandbox.warmPoolSize',
   'idle-timeout': 'spec.sandbox.idleTimeout',
   'max-session-age': 'spec.sandbox.maxSessionAge',

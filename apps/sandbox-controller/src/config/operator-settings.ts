@@ -22,6 +22,6 @@ export class OperatorSettings {
   @Flag('default-sandbox-image', { valueName: 'image', envAlias: 'RELATED_IMAGE_SANDBOX', description: 'Sandbox image of instances whose spec.sandbox.image is empty.' })
   defaultSandboxImage?: string;
 
-  @Flag('egress-image', { valueName: 'image', envAlias: 'RELATED_IMAGE_EGRESS', description: 'Image of the egress gateway for spec.proxy (not deployed by this version: such instances are refused).' })
+  @Flag('egress-image', { valueName: 'image', envAlias: 'RELATED_IMAGE_EGRESS', description: 'Image of the egress gateway (cli-mcp-egress) the operator deploys for an instance with spec.proxy; without it such instances are refused (EgressNotEnforced).' })
   egressImage?: string;
 }

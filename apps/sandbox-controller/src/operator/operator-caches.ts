@@ -13,6 +13,8 @@ export interface OperatorCaches {
   readonly pods: ObjectInformer<V1Pod>;
   readonly secrets: ObjectInformer<V1Secret>;
   readonly children: ReadonlyMap<string, ObjectInformer<KubeObject>>;
+  /** EndpointSlices that name a Service: a `spec.proxy` instance's pass runs when its gateway's endpoints change. */
+  readonly endpointSlices: ObjectInformer<KubeObject>;
 }
 
 /** The cached child of `resource` named `name`. */
@@ -22,5 +24,5 @@ export function cachedChild(caches: OperatorCaches, resource: ResourceRef, name:
 
 /** Every informer, for starting, stopping and health. */
 export function allInformers(caches: OperatorCaches): Array<ObjectInformer<unknown>> {
-  return [caches.instances, caches.pods, caches.secrets, ...caches.children.values()] as Array<ObjectInformer<unknown>>;
+  return [caches.instances, caches.pods, caches.secrets, caches.endpointSlices, ...caches.children.values()] as Array<ObjectInformer<unknown>>;
 }

@@ -1,7 +1,7 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { INSTANCE_LABEL } from '@cli-mcp/podspec';
 import { errorText } from '@cli-mcp/common';
-import type { LeaseApi } from '@cli-mcp/kube';
+import { SERVICE_NAME_LABEL, type EgressGateApi, type LeaseApi } from '@cli-mcp/kube';
 import type { ControllerStatus, ProcessPorts } from '../controller-runtime.js';
 import { ElectionTiming } from '../election/election-timing.js';
 import { LeaderElector } from '../election/leader-elector.js';
@@ -13,6 +13,8 @@ import { controllingInstance } from './children/owner.js';
 import type { ObjectApi } from './kube/object-api.port.js';
 import { allInformers, type OperatorCaches } from './operator-caches.js';
 import { ChildWriter } from './reconcile/child-writer.js';
+import { NETWORK_POLICIES } from './kube/resources.js';
+import { EgressGates } from './reconcile/egress-gates.js';
 import { InstanceReconciler } from './reconcile/instance-reconciler.js';
 import { StatusWriter } from './reconcile/status-writer.js';
 import { Teardown } from './reconcile/teardown.js';
@@ -29,6 +31,8 @@ export interface OperatorSettings {
   readonly leaseDurationMs: number;
   readonly orphanSecretGraceMs: number;
   readonly poolShortfallGraceMs: number;
+  /** `--egress-image` (RELATED_IMAGE_EGRESS): the gateway of `spec.proxy` instances. */
+  readonly egressImage: string | undefined;
 }
 
 /** The side effects the operator is built on (real adapters in run-operator.ts, fakes in the specs). */
@@ -38,6 +42,8 @@ export interface OperatorPorts extends ProcessPorts {
   /** The controller's pod and Secret port (the pool and GC use it, with Secret lists served from the cache). */
   readonly controllerApi: ControllerKubeApi;
   readonly leases: LeaseApi;
+  /** The two lists of the fail-closed egress gate (C-EGR-6), in the watched namespace. */
+  readonly egressGateApi: EgressGateApi;
   /** Built with `perInstance`. */
   readonly metrics: ControllerMetrics;
 }
@@ -103,6 +109,8 @@ export class OperatorRuntime {
       defaults: settings.defaults,
       randomBytes: ports.randomBytes,
       shortfallGraceMs: settings.poolShortfallGraceMs,
+      egressImage: settings.egressImage,
+      egressGates: new EgressGates({ api: ports.egressGateApi, clock }),
       requeue: (name) => this.trigger(name),
     });
     metrics.leader.set(0);
@@ -117,7 +125,12 @@ export class OperatorRuntime {
       caches.instances.onObjectChange((c) => route(c.object.metadata?.name)),
       caches.pods.onObjectChange((c) => route(c.object.metadata?.labels?.[INSTANCE_LABEL])),
       caches.secrets.onObjectChange((c) => this.secretOwners(c.object.metadata).forEach(route)),
+      caches.endpointSlices.onObjectChange((c) => route(gatewayInstance(c.object.metadata?.labels?.[SERVICE_NAME_LABEL]))),
       ...[...caches.children.values()].map((informer) => informer.onObjectChange((c) => route(controllingInstance(c.object.metadata)))),
+      // Another writer's NetworkPolicy may open or shut a spec.proxy instance's egress gate (C-EGR-6).
+      caches.children.get(NETWORK_POLICIES.plural)!.onObjectChange((c) => {
+        if (controllingInstance(c.object.metadata) === undefined) for (const cr of caches.instances.objects()) if (cr.spec?.proxy) route(cr.metadata.name);
+      }),
       ...allInformers(caches).map((informer) => informer.onStateChange(() => this.triggerAll())),
     );
     for (const informer of allInformers(caches)) informer.start();
@@ -207,3 +220,9 @@ export class OperatorRuntime {
     this.leaseProblem = problem;
   }
 }
+
+/** The instance whose egress gateway Service (`<i>-egress`, libs/podspec egressNames) an EndpointSlice belongs to. */
+function gatewayInstance(service: string | undefined): string | undefined {
+  return service?.endsWith(GATEWAY_SUFFIX) ? service.slice(0, -GATEWAY_SUFFIX.length) : undefined;
+}
+const GATEWAY_SUFFIX = '-egress';

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import { systemClock } from '@cli-mcp/common';
 import { INSTANCE_LABEL } from '@cli-mcp/podspec';
-import { ClientNodeLeaseApi, loadKubeConfig } from '@cli-mcp/kube/client-node';
+import { SERVICE_NAME_LABEL } from '@cli-mcp/kube';
+import { ClientNodeEgressGateApi, ClientNodeLeaseApi, loadKubeConfig } from '@cli-mcp/kube/client-node';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { OperatorConfig } from '../config/controller-config.js';
@@ -15,7 +16,7 @@ import type { CliMcpInstance } from './api/climcpinstance.js';
 import { MANAGED_BY, MANAGED_BY_LABEL } from './children/child-names.js';
 import { ClientNodeObjectApi } from './kube/client-node-object-api.js';
 import { resourceInformer } from './kube/resource-informer.js';
-import { CHILD_RESOURCES, CLIMCP_INSTANCES, PODS, SECRETS, type KubeObject } from './kube/resources.js';
+import { CHILD_RESOURCES, CLIMCP_INSTANCES, ENDPOINT_SLICES, NETWORK_POLICIES, PODS, SECRETS, type KubeObject } from './kube/resources.js';
 import type { OperatorCaches } from './operator-caches.js';
 import { OperatorRuntime } from './operator-runtime.js';
 
@@ -36,7 +37,10 @@ export async function runOperator(config: OperatorConfig, logger: Logger): Promi
     instances: resourceInformer(CLIMCP_INSTANCES, undefined, informerOptions) as ObjectInformer<CliMcpInstance & KubeObject>,
     pods: resourceInformer(PODS, INSTANCE_LABEL, informerOptions) as unknown as ObjectInformer<V1Pod>,
     secrets: resourceInformer(SECRETS, undefined, informerOptions) as unknown as ObjectInformer<V1Secret>,
-    children: new Map(CHILD_RESOURCES.map((resource) => [resource.plural, resourceInformer(resource, managed, informerOptions)])),
+    endpointSlices: resourceInformer(ENDPOINT_SLICES, SERVICE_NAME_LABEL, informerOptions),
+    // NetworkPolicies unfiltered: the egress gate's verdict (Ready of spec.proxy instances) weighs every policy
+    // that may select the sandboxes, not only the operator's (C-EGR-6).
+    children: new Map(CHILD_RESOURCES.map((resource) => [resource.plural, resourceInformer(resource, resource === NETWORK_POLICIES ? undefined : managed, informerOptions)])),
   };
   const runtime = new OperatorRuntime(
     {
@@ -45,12 +49,14 @@ export async function runOperator(config: OperatorConfig, logger: Logger): Promi
       leaseDurationMs: config.leaseDurationMs,
       orphanSecretGraceMs: config.orphanSecretGraceMs,
       poolShortfallGraceMs: config.poolShortfallGraceMs,
+      egressImage: config.images.egress,
     },
     {
       caches,
       api: new ClientNodeObjectApi({ kubeConfig, namespace, registry }),
       controllerApi: new ClientNodeControllerApi({ kubeConfig, namespace, registry }),
       leases: new ClientNodeLeaseApi({ kubeConfig, namespace, registry }),
+      egressGateApi: new ClientNodeEgressGateApi({ kubeConfig, namespace, registry }),
       clock: systemClock,
       wallClock: () => new Date(),
       random: Math.random,

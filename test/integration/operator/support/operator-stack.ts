@@ -21,6 +21,7 @@ export const NAMESPACE = 'team';
 export const CRD_NAME = 'climcpinstances.cli-mcp.redhat.com';
 export const SERVER_IMAGE = 'quay.io/example/cli-mcp-server:test';
 export const SANDBOX_IMAGE = 'quay.io/example/cli-mcp-sandbox:test';
+export const EGRESS_IMAGE = 'quay.io/example/cli-mcp-egress:test';
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const run = promisify(execFile);
 
@@ -58,7 +59,8 @@ export const KUBECONFIG_TEXT = (server: string) =>
 export async function startOperatorStack(options: { holdServerPods?: boolean } = {}): Promise<OperatorStack> {
   const cluster = await startFakeCluster({
     namespace: NAMESPACE,
-    kubelet: { speedup: 20, maxTerminationGraceMs: 2_000, stopGraceMs: 1_000, pendingForever: (pod) => pod.metadata.labels?.[COMPONENT_LABEL] === 'server' },
+    // Server and egress gateway pods are not sandbox agents: the kubelet simulator leaves them Pending.
+    kubelet: { speedup: 20, maxTerminationGraceMs: 2_000, stopGraceMs: 1_000, pendingForever: (pod) => ['server', 'egress-gateway'].includes(pod.metadata.labels?.[COMPONENT_LABEL] ?? '') },
   });
   const scratch = mkdtempSync(join(tmpdir(), 'cli-mcp-operator-'));
   const operators: ControllerProcess[] = [];
@@ -89,7 +91,7 @@ export async function startOperatorStack(options: { holdServerPods?: boolean } =
     seedKubeconfig,
     async operator(identity, extraArgs = []) {
       const process = await startControllerProcess(['--operator', '--kubeconfig', cluster.kubeconfigPath, '--identity', identity, '--lease-duration', '3s', ...extraArgs], {
-        WATCH_NAMESPACE: NAMESPACE, RELATED_IMAGE_SERVER: SERVER_IMAGE, RELATED_IMAGE_SANDBOX: SANDBOX_IMAGE,
+        WATCH_NAMESPACE: NAMESPACE, RELATED_IMAGE_SERVER: SERVER_IMAGE, RELATED_IMAGE_SANDBOX: SANDBOX_IMAGE, RELATED_IMAGE_EGRESS: EGRESS_IMAGE,
       });
       operators.push(process);
       return process;

@@ -4,14 +4,15 @@ import { childLabels, childNames, sandboxPodLabels, serverPodLabels, SERVER_COMP
 import type { DesiredChild } from './desired-child.js';
 import { ownerReference, type InstanceOwner } from './owner.js';
 import { SERVER_PORT } from './server-args.js';
-import { SANDBOX_COMPONENT } from '@cli-mcp/podspec';
+import { SANDBOX_COMPONENT, clusterDnsRule } from '@cli-mcp/podspec';
 
 /**
  * The instance's Service, ServiceAccounts, Role, RoleBinding and NetworkPolicies (C-OP-3), as the kustomize path
  * has them for one instance (deploy/base): the server's Role is exactly C-K8S-10 (no Lease read: under the
  * operator there is no per-instance controller Lease to report); the sandbox ServiceAccount has no bindings and
  * mounts no token; sandboxes accept traffic only from this instance's server pods on the agent port and may
- * reach DNS and the Kubernetes API (their kubeconfig's target) — nothing else.
+ * reach DNS and the Kubernetes API (their kubeconfig's target) — nothing else; with spec.proxy, nothing at all
+ * (the egress gateway's sandbox policy, children/egress.ts, allows the gateway and DNS).
  */
 /** OpenShift's service CA: the Secret it writes the Service's serving certificate to. */
 export const SERVING_CERT_ANNOTATION = 'service.beta.openshift.io/serving-cert-secret-name';
@@ -26,6 +27,7 @@ export function accessChildren(instance: ResolvedInstance, owner: InstanceOwner)
     owned,
     exact,
   });
+  const gateway = instance.podConfig.egressGateway === true;
   const servers = { podSelector: { matchLabels: serverPodLabels(instance.name) } };
   return [
     child(SERVICE_ACCOUNTS, names.server, SERVER_COMPONENT, { automountServiceAccountToken: true }, [['automountServiceAccountToken']]),
@@ -34,6 +36,8 @@ export function accessChildren(instance: ResolvedInstance, owner: InstanceOwner)
       rules: [
         { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
         { apiGroups: [''], resources: ['secrets'], verbs: ['create', 'delete'] },
+        // spec.proxy: the server's egress gate reads these before every claim and create (C-EGR-6). Reads only.
+        ...(gateway ? [{ apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] }, { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] }] : []),
       ],
     }, [['rules']]),
     child(ROLE_BINDINGS, names.server, SERVER_COMPONENT, {
@@ -51,15 +55,9 @@ export function accessChildren(instance: ResolvedInstance, owner: InstanceOwner)
         podSelector: { matchLabels: sandboxPodLabels(instance.name) },
         policyTypes: ['Ingress', 'Egress'],
         ingress: [{ from: [servers], ports: [{ protocol: 'TCP', port: instance.podConfig.agentPort }] }],
-        egress: [
-          // Cluster DNS: kube-dns, or OpenShift's dns-default (5353).
-          {
-            to: [{ namespaceSelector: {}, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }, { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'openshift-dns' } } }],
-            ports: [53, 5353].flatMap((port) => [{ protocol: 'UDP', port }, { protocol: 'TCP', port }]),
-          },
-          // The API server is not a pod: a policy can name it by address only (docs/operator.md "Network").
-          { to: [{ ipBlock: { cidr: '0.0.0.0/0' } }], ports: [{ protocol: 'TCP', port: 443 }, { protocol: 'TCP', port: 6443 }] },
-        ],
+        // spec.proxy: no egress here — the gateway's `<name>-egress-sandbox` policy is the sandboxes' only way out,
+        // and the fail-closed gate refuses while any other policy selecting them grants egress (C-EGR-6).
+        egress: gateway ? [] : [clusterDnsRule(), { to: [{ ipBlock: { cidr: '0.0.0.0/0' } }], ports: [{ protocol: 'TCP', port: 443 }, { protocol: 'TCP', port: 6443 }] }],
       },
     }, [['spec']]),
     child(NETWORK_POLICIES, names.server, SERVER_COMPONENT, {

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { resolveInstance, type ResolvedInstance } from '../spec/resolve-instance.js';
 import type { CliMcpInstance } from '../api/climcpinstance.js';
 import { accessChildren } from './access-children.js';
-import { planEgress } from './egress.js';
 import { serverArgs } from './server-args.js';
 import { CONFIG_HASH_ANNOTATION, serverDeployment } from './server-deployment.js';
 
@@ -90,12 +89,5 @@ describe(accessChildren.name, () => {
     expect(children.find((c) => c.object.metadata?.name === 'cli-mcp-oc-sandbox' && c.resource.kind === 'ServiceAccount')!.object).toMatchObject({ automountServiceAccountToken: false });
     const sandboxPolicy = children.find((c) => c.resource.kind === 'NetworkPolicy' && c.object.metadata?.name === 'cli-mcp-oc-sandbox')!.object as unknown as { spec: { ingress: unknown } };
     expect(sandboxPolicy.spec.ingress).toEqual([{ from: [{ podSelector: { matchLabels: { 'cli-mcp.redhat.com/instance': 'oc', 'cli-mcp.redhat.com/component': 'server' } } }], ports: [{ protocol: 'TCP', port: 8090 }] }]);
-  });
-});
-
-describe(planEgress.name, () => {
-  it('refuses spec.proxy until the gateway is deployed (fail closed), and plans nothing without it', () => {
-    expect(planEgress(instance())).toEqual({ kind: 'none' });
-    expect(planEgress(instance({ proxy: { targets: [{ type: 'kubernetes' }] } }))).toMatchObject({ kind: 'refused', message: expect.stringContaining('egress gateway') });
   });
 });

@@ -48,7 +48,7 @@ export class ClientNodeObjectApi implements ObjectApi {
       };
     };
     /* eslint-enable @typescript-eslint/no-explicit-any */
-    this.core = { pods: core('Pod'), secrets: core('Secret'), services: core('Service'), serviceaccounts: core('ServiceAccount'), events: core('Event') };
+    this.core = { pods: core('Pod'), secrets: core('Secret'), services: core('Service'), serviceaccounts: core('ServiceAccount'), configmaps: core('ConfigMap'), events: core('Event') };
   }
 
   async create(resource: ResourceRef, object: KubeObject, signal: AbortSignal): Promise<KubeObject> {

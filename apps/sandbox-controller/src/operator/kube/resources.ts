@@ -24,11 +24,15 @@ export const EVENTS: ResourceRef = { group: '', version: 'v1', plural: 'events',
 export const DEPLOYMENTS: ResourceRef = { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment' };
 export const ROLES: ResourceRef = { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role' };
 export const ROLE_BINDINGS: ResourceRef = { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding' };
+export const CONFIG_MAPS: ResourceRef = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap' };
+export const POD_DISRUPTION_BUDGETS: ResourceRef = { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', kind: 'PodDisruptionBudget' };
+/** Read only: the egress gateway Service's endpoints (Ready of a `spec.proxy` instance, C-EGR-6). */
+export const ENDPOINT_SLICES: ResourceRef = { group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', kind: 'EndpointSlice' };
 export const NETWORK_POLICIES: ResourceRef = { group: 'networking.k8s.io', version: 'v1', plural: 'networkpolicies', kind: 'NetworkPolicy' };
 export const CLIMCP_INSTANCES: ResourceRef = { group: CLIMCP_GROUP, version: CLIMCP_VERSION, plural: CLIMCP_PLURAL, kind: CLIMCP_KIND };
 
 /** The kinds of children the operator renders (each watched by one informer on the managed-by label). */
-export const CHILD_RESOURCES: readonly ResourceRef[] = [DEPLOYMENTS, SERVICES, SERVICE_ACCOUNTS, ROLES, ROLE_BINDINGS, NETWORK_POLICIES];
+export const CHILD_RESOURCES: readonly ResourceRef[] = [DEPLOYMENTS, SERVICES, SERVICE_ACCOUNTS, ROLES, ROLE_BINDINGS, NETWORK_POLICIES, CONFIG_MAPS, POD_DISRUPTION_BUDGETS];
 
 export function apiVersionOf(resource: ResourceRef): string {
   return resource.group === '' ? resource.version : `${resource.group}/${resource.version}`;

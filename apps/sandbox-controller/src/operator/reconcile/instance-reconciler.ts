@@ -1,6 +1,6 @@
 import { Backoff, errorText, type Clock } from '@cli-mcp/common';
-import type { RandomBytes } from '@cli-mcp/podspec';
-import { isAlreadyExists, isConflict } from '@cli-mcp/kube';
+import { egressNames, type RandomBytes } from '@cli-mcp/podspec';
+import { SERVICE_NAME_LABEL, closedGateText, egressGateVerdict, isAlreadyExists, isConflict, type GateEndpointSlice, type GateNetworkPolicy } from '@cli-mcp/kube';
 import type { ControllerLogger } from '../../controller-logger.js';
 import { withBoundedSignal } from '../../reconcile/bounded-signal.js';
 import type { PassResult } from '../../reconcile/reconcile-loop.js';
@@ -13,13 +13,14 @@ import { planEgress } from '../children/egress.js';
 import { ownerOf } from '../children/owner.js';
 import { serverDeployment } from '../children/server-deployment.js';
 import type { ObjectApi } from '../kube/object-api.port.js';
-import { CLIMCP_INSTANCES, DEPLOYMENTS, SECRETS } from '../kube/resources.js';
+import { CLIMCP_INSTANCES, DEPLOYMENTS, NETWORK_POLICIES, SECRETS } from '../kube/resources.js';
 import { cachedChild, type OperatorCaches } from '../operator-caches.js';
 import { generatedSecrets } from '../secrets/generated-secrets.js';
 import { checkSecrets, servesTls } from '../secrets/secret-gates.js';
 import { resolveInstance, type OperatorDefaults, type ResolvedInstance } from '../spec/resolve-instance.js';
 import type { WorkerRegistry } from '../workers/worker-registry.js';
 import type { ChildWriter } from './child-writer.js';
+import type { EgressGates } from './egress-gates.js';
 import { decideConditions, deploymentProblem, type DeploymentLike, type StatusInputs } from './decide-status.js';
 import { PoolReadiness } from './pool-readiness.js';
 import { unhealthyPoolPods } from './pool-health.js';
@@ -39,6 +40,9 @@ export interface InstanceReconcilerDeps {
   readonly logger: ControllerLogger;
   readonly writeTimeoutMs: number;
   readonly shortfallGraceMs: number;
+  /** The operator's `--egress-image` (spec.proxy's gateway); undefined = such instances are refused. */
+  readonly egressImage: string | undefined;
+  readonly egressGates: EgressGates;
   /** Asks for another pass of `name` (a shortfall outlasted its grace). */
   readonly requeue: (name: string) => void;
 }
@@ -91,7 +95,10 @@ export class InstanceReconciler {
     const { caches } = this.deps;
     const owner = ownerOf(cr);
     const names = childNames(instance.name);
-    const egress = planEgress(instance);
+    const kubeconfig = caches.secrets.get(instance.podConfig.kubeconfigSecret)?.metadata;
+    const kubeconfigVersion = kubeconfig?.uid ? `${kubeconfig.uid}/${kubeconfig.resourceVersion ?? ''}` : 'absent';
+    const egress = planEgress(instance, { owner, image: this.deps.egressImage, kubeconfigVersion });
+    const gate = egress.kind === 'gateway' ? this.deps.egressGates.get(instance.name) : undefined;
     const serving = egress.kind !== 'refused';
     const problems: string[] = [];
     let blocked = false;
@@ -128,11 +135,15 @@ export class InstanceReconciler {
       podConfig: instance.podConfig,
       poolSize,
       gc: blocked ? undefined : { idleTimeoutMs: instance.idleTimeoutMs, maxSessionAgeMs: instance.maxSessionAgeMs },
+      egressGate: gate,
     });
+    // C-EGR-6: Ready only while the gate's verdict is open (gateway endpoints, policies in place) — decided on the
+    // informers (watches only, C-OP-6); the pool and the server ask the gate itself, fresh, before every create.
+    const egressShut = gate ? cachedEgressProblem(caches, instance.podConfig.instanceName) : undefined;
 
     const deployment = cachedChild(caches, DEPLOYMENTS, names.server);
     await this.publish(cr, instance, {
-      egressRefused: egress.kind === 'refused' ? egress.message : undefined,
+      egressRefused: egress.kind === 'refused' ? egress.message : egressShut,
       secretProblem,
       childProblems: problems,
       deploymentProblem: deploymentProblem(deployment as DeploymentLike | undefined, instance.replicas),
@@ -163,6 +174,7 @@ export class InstanceReconciler {
     this.pools.get(name)?.stop();
     this.pools.delete(name);
     this.backoffs.delete(name);
+    this.deps.egressGates.remove(name);
     await this.deps.workers.remove(name);
     return {};
   }
@@ -183,3 +195,11 @@ function persistedFill(cr: CliMcpInstance): { filled: boolean; desired: number }
   return { filled: pool?.status === 'True', desired: cr.status?.warmPoolDesired ?? 0 };
 }
 
+/** The gate's verdict (libs/kube egressGateVerdict) on the cached EndpointSlices and NetworkPolicies; text when shut. */
+function cachedEgressProblem(caches: OperatorCaches, instance: string): string | undefined {
+  const service = egressNames(instance).gateway;
+  const slices = caches.endpointSlices.objects().filter((slice) => slice.metadata?.labels?.[SERVICE_NAME_LABEL] === service) as GateEndpointSlice[];
+  const policies = (caches.children.get(NETWORK_POLICIES.plural)?.objects() ?? []) as GateNetworkPolicy[];
+  const verdict = egressGateVerdict(instance, slices, policies);
+  return verdict.open ? undefined : closedGateText(verdict);
+}

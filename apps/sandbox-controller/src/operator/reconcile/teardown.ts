@@ -1,5 +1,5 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
-import { COMPONENT_LABEL, INSTANCE_LABEL, SANDBOX_COMPONENT, SESSION_ID_LABEL, isTerminating } from '@cli-mcp/podspec';
+import { COMPONENT_LABEL, EGRESS_GATEWAY_COMPONENT, INSTANCE_LABEL, SANDBOX_COMPONENT, SESSION_ID_LABEL, egressNames, isTerminating } from '@cli-mcp/podspec';
 import { isConflict, isNotFound } from '@cli-mcp/kube';
 import type { Clock } from '@cli-mcp/common';
 import type { ControllerLogger } from '../../controller-logger.js';
@@ -27,8 +27,9 @@ export interface TeardownDeps {
 /**
  * The finalizer's work when a CliMcpInstance is deleted (C-OP-5), one step per pass, each decided on the caches
  * (so a new leader resumes wherever the cluster is): stop the instance's pool and GC; scale the server to 0 and
- * wait until its pods are gone (no server may create a sandbox meanwhile); delete the instance's sandbox pods and
- * session Secrets (uid + resourceVersion preconditions) and wait until they are gone; remove the finalizer. The
+ * wait until its pods are gone (no server may create a sandbox meanwhile), then the egress gateway's (spec.proxy);
+ * delete the instance's sandbox pods, session Secrets and the gateway's CA Secret (uid + resourceVersion
+ * preconditions) and wait until they are gone; remove the finalizer. The
  * owned children then go by garbage collection; the admin Secrets are never touched. An instance whose server
  * Deployment belongs to someone else (an instance of the same name deployed another way) deletes nothing of it.
  */
@@ -44,18 +45,16 @@ export class Teardown {
     const deployment = cachedChild(caches, DEPLOYMENTS, childNames(name).server);
     const foreign = deployment !== undefined && !isOwnedBy(deployment.metadata, owner);
     if (!foreign) {
-      const replicas = (deployment?.spec as { replicas?: number } | undefined)?.replicas;
-      if (deployment && !deployment.metadata?.deletionTimestamp && replicas !== 0) {
-        await this.write(signal, (s) => this.deps.api.mergePatch(DEPLOYMENTS, childNames(name).server, { spec: { replicas: 0 } }, s));
-        return this.waiting(cr, 'scaling the server to 0', signal);
-      }
-      const servers = caches.pods.objects().filter((pod) => labelled(pod.metadata, name, SERVER_COMPONENT));
-      if (servers.length > 0) return this.waiting(cr, `waiting for ${servers.length} server pod(s) to end`, signal);
+      const stopping = (await this.scaledDown(cr, childNames(name).server, SERVER_COMPONENT, 'server', signal)) ?? (await this.scaledDown(cr, egressNames(name).gateway, EGRESS_GATEWAY_COMPONENT, 'egress gateway', signal));
+      if (stopping) return stopping;
       const sandboxes = caches.pods.objects().filter((pod) => labelled(pod.metadata, name, SANDBOX_COMPONENT));
       const sessions = caches.secrets.objects().filter((secret) => labelled(secret.metadata, name, SANDBOX_COMPONENT) && secret.metadata?.labels?.[SESSION_ID_LABEL] !== undefined);
+      // spec.proxy: the CA the gateway minted (its key signs what the sandboxes trust) goes once no gateway runs.
+      const ca = caches.secrets.get(egressNames(name).caSecret);
+      if (ca && labelled(ca.metadata, name, EGRESS_GATEWAY_COMPONENT)) sessions.push(ca);
       for (const pod of sandboxes) if (!isTerminating(pod)) await this.remove(PODS, pod.metadata, signal);
       for (const secret of sessions) await this.remove(SECRETS, secret.metadata, signal);
-      if (sandboxes.length + sessions.length > 0) return this.waiting(cr, `deleting ${sandboxes.length} sandbox pod(s) and ${sessions.length} session Secret(s)`, signal);
+      if (sandboxes.length + sessions.length > 0) return this.waiting(cr, `deleting ${sandboxes.length} sandbox pod(s) and ${sessions.length} session or egress CA Secret(s)`, signal);
     } else {
       this.deps.logger.warn('teardown: the server Deployment belongs to someone else; its pods and Secrets are left alone', { instance: name });
     }
@@ -68,6 +67,22 @@ export class Teardown {
     }
     this.deps.logger.info('instance torn down; finalizer removed', { instance: name });
     return { done: true };
+  }
+
+  /**
+   * Scales the instance's Deployment `deployment` to 0 and waits until its `component` pods are gone; undefined when
+   * none is left (or the Deployment is not this CR's: another writer's pods are not waited for).
+   */
+  private async scaledDown(cr: CliMcpInstance, deployment: string, component: string, what: string, signal: AbortSignal): Promise<{ done: boolean } | undefined> {
+    const name = cr.metadata.name ?? '';
+    const live = cachedChild(this.deps.caches, DEPLOYMENTS, deployment);
+    if (live !== undefined && !isOwnedBy(live.metadata, ownerOf(cr))) return undefined;
+    if (live && !live.metadata?.deletionTimestamp && (live.spec as { replicas?: number } | undefined)?.replicas !== 0) {
+      await this.write(signal, (s) => this.deps.api.mergePatch(DEPLOYMENTS, deployment, { spec: { replicas: 0 } }, s));
+      return this.waiting(cr, `scaling the ${what} to 0`, signal);
+    }
+    const pods = this.deps.caches.pods.objects().filter((pod) => labelled(pod.metadata, name, component));
+    return pods.length > 0 ? this.waiting(cr, `waiting for ${pods.length} ${what} pod(s) to end`, signal) : undefined;
   }
 
   private async remove(resource: ResourceRef, metadata: V1ObjectMeta | undefined, signal: AbortSignal): Promise<void> {

@@ -74,6 +74,9 @@ export function resolveInstance(cr: CliMcpInstance, defaults: OperatorDefaults):
       imagePullPolicy: sandbox.imagePullPolicy,
       serviceAccountName: names.sandboxServiceAccount,
       kubeconfigSecret: kubeconfigSecretOf(name, spec.proxy),
+      // spec.proxy: the sandboxes get the egress pod configuration (proxy env, gateway CA, the dummy kubeconfig, never
+      // the Secret), exactly what the server builds from `--egress-gateway` (server-args.ts), so the hashes match.
+      egressGateway: spec.proxy !== undefined,
       cpuRequest: text(sandbox.resources?.requests?.cpu),
       cpuLimit: text(sandbox.resources?.limits?.cpu),
       memoryRequest: text(sandbox.resources?.requests?.memory),

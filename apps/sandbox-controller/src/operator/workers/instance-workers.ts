@@ -3,7 +3,7 @@ import { canonicalJson, sandboxSpecHash, type SandboxPodConfig } from '@cli-mcp/
 import type { ProcessPorts } from '../../controller-runtime.js';
 import { GcReconciler } from '../../gc/gc-reconciler.js';
 import type { ControllerKubeApi } from '../../kube/controller-kube-api.port.js';
-import type { ObjectInformer } from '@cli-mcp/kube';
+import type { EgressGate, ObjectInformer } from '@cli-mcp/kube';
 import type { ReconcilerMetrics } from '../../metrics/controller-metrics.js';
 import { planPool, type PoolCounts } from '../../pool/pool-plan.js';
 import { PoolReconciler } from '../../pool/pool-reconciler.js';
@@ -17,6 +17,8 @@ export interface WorkerSettings {
   readonly poolSize: number | undefined;
   /** undefined = the GC loop stops (e.g. another controller's objects share the instance name). */
   readonly gc: { readonly idleTimeoutMs: number; readonly maxSessionAgeMs: number | undefined } | undefined;
+  /** spec.proxy: the fail-closed gate every refill passes first, the controller's (C-EGR-6). */
+  readonly egressGate?: Pick<EgressGate, 'check'> | undefined;
 }
 
 export interface InstanceWorkerDeps extends ProcessPorts {
@@ -65,7 +67,7 @@ export class InstanceWorkers {
 
   /** Applies `settings`; a change restarts the loops (with the current term, when leading). */
   configure(settings: WorkerSettings): void {
-    const key = canonicalJson({ hash: sandboxSpecHash(settings.podConfig), pool: settings.poolSize, gc: settings.gc ?? null });
+    const key = canonicalJson({ hash: sandboxSpecHash(settings.podConfig), pool: settings.poolSize, gc: settings.gc ?? null, gated: settings.egressGate !== undefined });
     if (key === this.settingsKey) return;
     this.settingsKey = key;
     this.settings = settings;
@@ -105,7 +107,7 @@ export class InstanceWorkers {
     const loop = (name: string, pass: (s: AbortSignal) => Promise<{ requeueAfterMs?: number }>): ReconcileLoop =>
       new ReconcileLoop({ name: `${name} ${this.instance}`, pass, clock: deps.clock, random: deps.random, logger: deps.logger, onError: (e) => deps.metrics.error(name as 'pool' | 'gc', e) });
     if (settings.poolSize !== undefined) {
-      const pool = new PoolReconciler({ ...shared, podConfig: settings.podConfig, desired: settings.poolSize, randomBytes: deps.randomBytes, random: deps.random });
+      const pool = new PoolReconciler({ ...shared, podConfig: settings.podConfig, desired: settings.poolSize, randomBytes: deps.randomBytes, random: deps.random, egressGate: settings.egressGate });
       this.pool = loop('pool', (s) => pool.pass(s));
       this.pool.start(signal);
     }
