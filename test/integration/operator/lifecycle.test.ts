@@ -7,7 +7,7 @@
  */
 import { RuntimeCa } from '@cli-mcp/egress';
 import { EGRESS_CONFIG_HASH_ANNOTATION, LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, formatTimestamp } from '@cli-mcp/podspec';
-import { ENDPOINT_SLICES, NETWORK_POLICIES, PODS, SECRETS, eventually, type KubeObject } from '@cli-mcp/testing';
+import { NETWORK_POLICIES, PODS, SECRETS, eventually, type KubeObject } from '@cli-mcp/testing';
 import type { ControllerProcess } from '../controller/support/controller-process.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_HASH_ANNOTATION } from '../../../apps/sandbox-controller/src/operator/children/server-deployment.js';
@@ -118,11 +118,7 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
     await eventually(() => operator.logs().some((l) => l['msg'] === 'pool refill paused' && String(l['reason']).includes('proxied-egress')), 'the proxied pool refill paused');
     expect(stack.pods('proxied', 'sandbox')).toEqual([]);
 
-    stack.cluster.api.create(ENDPOINT_SLICES, NAMESPACE, {
-      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
-      metadata: { name: 'proxied-egress-x7k2p', labels: { 'kubernetes.io/service-name': 'proxied-egress' } },
-      addressType: 'IPv4', endpoints: [{ addresses: ['10.96.7.7'], conditions: { ready: true } }], ports: [{ name: 'proxy', port: 3128, protocol: 'TCP' }],
-    });
+    stack.gatewayUp('proxied', '10.96.7.7');
     await stack.untilCondition('proxied', 'Ready', 'True', undefined, 40_000);
     expect(readyPool('proxied')).toHaveLength(2);
     // Another writer's policy that re-opens the sandboxes' egress shuts the gate (C-EGR-6): Ready says so, and
@@ -156,7 +152,7 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
     expect(get('secrets', 'proxied-egress-ca')).toBeUndefined();
     expect(stack.pods('proxied', 'egress-gateway')).toEqual([]);
     expect(get('secrets', KUBECONFIG)).toBeDefined(); // the admin's
-  });
+  }, 120_000);
 
   it('serves HTTPS once cli-mcp-<name>-tls holds a usable pair (as OpenShift\'s service CA writes it from the Service annotation); a bad pair is SecretKeysInvalid', async () => {
     await readyInstance('secure', {});

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, formatTimestamp } from '@cli-mcp/podspec';
-import { CONFIG_MAPS, ENDPOINT_SLICES, NETWORK_POLICIES, PODS, POD_DISRUPTION_BUDGETS, ROLE_BINDINGS, ROLES, SECRETS, SERVICE_ACCOUNTS, type KubeObject } from '@cli-mcp/testing';
+import { CONFIG_MAPS, NETWORK_POLICIES, PODS, POD_DISRUPTION_BUDGETS, ROLE_BINDINGS, ROLES, SECRETS, SERVICE_ACCOUNTS, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { NAMESPACE, operatorSkipReason, startOperatorStack, type OperatorStack } from './support/operator-stack.js';
@@ -45,10 +45,7 @@ describe.skipIf(skip)('RBAC discipline of the operator (deploy/operator/role.yam
     stack.seedKubeconfig('px');
     await stack.apply('px', { sandbox: { warmPoolSize: 1 }, proxy: { targets: [{ type: 'kubernetes' }, { type: 'allowlist', domains: ['api.example.com'] }] } });
     await stack.until(() => stack.cluster.store.get('poddisruptionbudgets', NAMESPACE, 'px-egress') !== undefined && stack.cluster.store.get('configmaps', NAMESPACE, 'px-egress-routes') !== undefined, 'the gateway children');
-    stack.cluster.api.create(ENDPOINT_SLICES, NAMESPACE, {
-      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'px-egress-a1b2c', labels: { 'kubernetes.io/service-name': 'px-egress' } },
-      addressType: 'IPv4', endpoints: [{ addresses: ['10.96.7.8'], conditions: { ready: true } }], ports: [{ name: 'proxy', port: 3128, protocol: 'TCP' }],
-    });
+    stack.gatewayUp('px', '10.96.7.8');
     await stack.untilCondition('px', 'Ready', 'True', undefined, 40_000);
 
     // A claim: the pool refills and the claimed pod gets its claimed-at stamp (pods create, patch).

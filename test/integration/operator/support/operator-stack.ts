@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { COMPONENT_LABEL } from '@cli-mcp/podspec';
-import { SECRETS, startFakeCluster, untilStore, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
+import { CONFIG_MAPS, ENDPOINT_SLICES, SECRETS, startFakeCluster, untilStore, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
 import { stringify } from 'yaml';
 import { controllerSkipReason, startControllerProcess, type ControllerProcess } from '../../controller/support/controller-process.js';
 import { KUBECTL } from '../../deploy/support/rendered.js';
@@ -37,6 +37,12 @@ export interface OperatorStack {
   kubectl(args: string[], input?: string): Promise<string>;
   /** Creates the admin Secret `cli-mcp-<instance>-kubeconfig` (key kubeconfig) an instance's sandboxes mount. */
   seedKubeconfig(instance: string): void;
+  /**
+   * What a running egress gateway of `instance` provides and the fake cluster has no controller or process for: a
+   * ready endpoint of its Service (the gate's first condition) and the sandbox ConfigMap the gateway publishes
+   * (`<i>-egress-sandbox`: CA and dummy kubeconfig), without which the kubelet does not start a sandbox pod.
+   */
+  gatewayUp(instance: string, address: string): void;
   /** `kubectl apply` of a CliMcpInstance; resolves with kubectl's output or rejects with its error text. */
   apply(name: string, spec: Record<string, unknown>): Promise<string>;
   instance(name: string): KubeObject | undefined;
@@ -80,6 +86,16 @@ export async function startOperatorStack(options: { holdServerPods?: boolean } =
     cluster.api.create(SECRETS, NAMESPACE, { apiVersion: 'v1', kind: 'Secret', metadata: { name: `cli-mcp-${instance}-kubeconfig` }, stringData: { kubeconfig: KUBECONFIG_TEXT(cluster.url) } });
   };
 
+  const gatewayUp = (instance: string, address: string): void => {
+    cluster.api.create(ENDPOINT_SLICES, NAMESPACE, {
+      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: `${instance}-egress-x7k2p`, labels: { 'kubernetes.io/service-name': `${instance}-egress` } },
+      addressType: 'IPv4', endpoints: [{ addresses: [address], conditions: { ready: true } }], ports: [{ name: 'proxy', port: 3128, protocol: 'TCP' }],
+    });
+    cluster.api.create(CONFIG_MAPS, NAMESPACE, {
+      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${instance}-egress-sandbox` },
+      data: { 'ca.crt': '-----BEGIN CERTIFICATE-----\nstand-in\n-----END CERTIFICATE-----\n', kubeconfig: 'apiVersion: v1\nkind: Config\n' },
+    });
+  };
   const until = (check: () => boolean, what: string | (() => string), timeoutMs?: number): Promise<void> => untilStore(cluster.store, check, what, timeoutMs);
   const instance = (name: string) => cluster.store.get(CRD_NAME, NAMESPACE, name);
   const condition = (name: string, type: string) =>
@@ -89,6 +105,7 @@ export async function startOperatorStack(options: { holdServerPods?: boolean } =
     deployments,
     kubectl,
     seedKubeconfig,
+    gatewayUp,
     async operator(identity, extraArgs = []) {
       const process = await startControllerProcess(['--operator', '--kubeconfig', cluster.kubeconfigPath, '--identity', identity, '--lease-duration', '3s', ...extraArgs], {
         WATCH_NAMESPACE: NAMESPACE, RELATED_IMAGE_SERVER: SERVER_IMAGE, RELATED_IMAGE_SANDBOX: SANDBOX_IMAGE, RELATED_IMAGE_EGRESS: EGRESS_IMAGE,
