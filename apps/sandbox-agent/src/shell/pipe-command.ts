@@ -10,7 +10,11 @@ export interface ByteSink {
 }
 
 export type CommandEnd =
-  | { kind: 'finished'; exitCode: number }
+  /**
+   * `stopped`: the stop trap cut the user's text short (the tail adds 256 to the status then, protocol.sh
+   * `__climcp_f`); false when it returned on its own, even if a stop signal came right after.
+   */
+  | { kind: 'finished'; exitCode: number; stopped: boolean }
   /** Bash exited during the command; `started` = the start marker was seen (the user's text began to run). */
   | { kind: 'shell-exited'; exit: ShellExit; started: boolean };
 
@@ -120,7 +124,8 @@ export class PipeCommand implements StreamReceiver {
   private checkFinished(): void {
     const { stdout, stderr } = this.framers;
     if (this.ended || !stdout.done || !stderr.done) return;
-    this.finish({ kind: 'finished', exitCode: stdout.exitCode ?? 1 });
+    const status = stdout.exitCode ?? 1;
+    this.finish({ kind: 'finished', exitCode: status % 256, stopped: status >= 256 });
   }
 
   private async onShellExit(exit: ShellExit): Promise<void> {

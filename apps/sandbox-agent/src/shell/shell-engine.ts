@@ -318,7 +318,10 @@ export class ShellEngine {
     shell.setReceiver(this.idleReceiver);
     const [stdout, stderr] = await Promise.all([sinks.stdout.finish(), sinks.stderr.finish()]);
     if (stdout.file || stderr.file) void this.spill?.enforceRetention();
-    return { kind: 'ended', end, stopReason, stdout, stderr, interrupted: phases.passedThrough('interrupted') };
+    // A lone `wait` counts as interrupted only if the signal cut it short: one that returned on its own as the yield
+    // point came (its job ended then) consumed the job, and its status is the answer (C-MCP-11, C-MCP-15).
+    const interrupted = phases.passedThrough('interrupted') && end.kind === 'finished' && end.stopped;
+    return { kind: 'ended', end, stopReason, stdout, stderr, interrupted };
   }
 
   private async runTty(shell: BashProcess, job: EngineJob, signal: AbortSignal, deadline: number, startedAt: number,

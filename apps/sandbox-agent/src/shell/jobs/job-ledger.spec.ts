@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JobLedger, parseJobsListing, TAKEN } from './job-ledger.js';
+import { CLEARED, JobLedger, parseJobsListing, TAKEN } from './job-ledger.js';
 
 // Listings as bash 5.2 prints `jobs -l` (C-MCP-15).
 const RUNNING = '[1]+  4242 Running                 sleep 30 &\n';
@@ -52,6 +52,22 @@ describe('JobLedger', () => {
     // A later job of the same number that ends with a listing replaces it.
     ledger.absorb('[2]+  777 Exit 6                  false\n', 4_000, 4_500);
     expect(ledger.takeKept()).toEqual([['%2', 6]]);
+  });
+
+  it('a new job of a number drops the status kept for the earlier job of that number (the shell unsets it)', () => {
+    const ledger = new JobLedger();
+    ledger.noteDetached('%1', 10, 1_000, {});
+    ledger.absorb('[1]+  10 Done                    sleep 4\n', 2_000, 3_000);
+    expect(ledger.takeKept()).toEqual([['%1', 0]]);
+    // A yield makes a new %1: `wait %1` must reach bash's own wait, not a stale kept status.
+    ledger.noteDetached('%1', 24, 4_000, {});
+    expect(ledger.hasKeptStatus('%1')).toBe(false);
+    expect(ledger.takeKept()).toEqual([['%1', CLEARED]]);
+    // The same for a `&` job first seen in a listing.
+    ledger.absorb('[1]+  24 Exit 3                  x\n', 5_000, 6_000);
+    ledger.absorb('[1]+  31 Running                 sleep 9 &\n', 7_000, 7_000);
+    expect(ledger.hasKeptStatus('%1')).toBe(false);
+    expect(ledger.takeKept()).toEqual([['%1', 3], ['%1', CLEARED]]);
   });
 
   it('a held command\'s end is reported once; clear forgets the shell\'s jobs', () => {

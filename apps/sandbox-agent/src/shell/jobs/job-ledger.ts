@@ -53,7 +53,13 @@ function parseState(state: string): JobLine['state'] {
 
 /** The kept "status" of a job bash forgot without a listed end (protocol.sh `__climcp_wt` says what it means). */
 export const TAKEN = 'taken';
-export type KeptStatus = number | typeof TAKEN;
+/**
+ * Not a status: a new job took the number, so the shell's kept status of the earlier job of that number goes
+ * (`unset`). A stale one would make `wait %N` go through `__climcp_wt`, whose `jobs %N` probe makes bash report and
+ * forget the new job if it just ended — its status lost (the e2e yield test's while loop, 1 run in 3).
+ */
+export const CLEARED = 'cleared';
+export type KeptStatus = number | typeof TAKEN | typeof CLEARED;
 
 interface Tracked {
   spec: string;
@@ -87,6 +93,7 @@ export class JobLedger {
   }
 
   noteDetached(spec: string, pid: number, startedAt: number, files: { stdout?: string; stderr?: string }): void {
+    this.forgetStatus(spec);
     this.tracked.set(key(spec, pid), { spec, pid, lastPid: pid, startedAt, files });
   }
 
@@ -99,7 +106,10 @@ export class JobLedger {
       const known = this.tracked.get(id);
       if (line.state.kind === 'running') {
         if (known) known.lastPid = line.lastPid;
-        else this.tracked.set(id, { spec: line.spec, pid: line.pid, lastPid: line.lastPid, startedAt: commandStartedAt });
+        else {
+          this.forgetStatus(line.spec);
+          this.tracked.set(id, { spec: line.spec, pid: line.pid, lastPid: line.lastPid, startedAt: commandStartedAt });
+        }
         continue;
       }
       this.tracked.delete(id);
@@ -117,6 +127,11 @@ export class JobLedger {
       this.tracked.delete(id);
       this.keep(job.spec, TAKEN);
     }
+  }
+
+  /** A new job has `spec`: the status kept for an earlier job of that number no longer answers `wait %N`. */
+  private forgetStatus(spec: string): void {
+    if (this.statuses.delete(spec)) this.kept.push([spec, CLEARED]);
   }
 
   private keep(spec: string, status: KeptStatus): void {

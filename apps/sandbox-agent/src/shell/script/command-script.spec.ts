@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bodyFileLine, buildCommandChunk, endMarker, LOST_BODY_NOTICE, newNonce, startMarker, SHELL_SETUP } from './command-script.js';
 import { singleQuote } from './single-quote.js';
+import { CLEARED } from '../jobs/job-ledger.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'command-script-spec-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,6 +47,31 @@ describe('command-script', () => {
     const { stdout, stderr } = runInBash(chunk.line, chunk.body);
     expect(stdout).toBe(`${startMarker(nonce).toString('latin1')}Sabc${endMarker(nonce).toString('latin1')}3\n`);
     expect(stderr).toBe(`${startMarker(nonce).toString('latin1')}Serr${endMarker(nonce).toString('latin1')}`);
+  });
+
+  // C-MCP-11: a lone `wait` interrupted at the yield point and one whose job ended just before the signal differ only
+  // in whether the user's text returned; the tail says so by adding 256 to the status of a text the trap cut short.
+  it('ends a text the stop trap cut short with 256 + its status, and one that returned with its own status', () => {
+    const nonce = '8899aabbccddeeff';
+    const end = endMarker(nonce).toString('latin1');
+    const cut = runInBash(buildCommandChunk('kill -USR1 $$; echo after', nonce).line, buildCommandChunk('kill -USR1 $$; echo after', nonce).body);
+    expect(cut.stdout).toBe(`${startMarker(nonce).toString('latin1')}S${end}256\n`);
+    // The signal's flag set after the text returned (as a signal landing between the eval and the tail sets it).
+    const late = buildCommandChunk('__climcp_s=1; (exit 4)', nonce);
+    expect(runInBash(late.line, late.body).stdout).toBe(`${startMarker(nonce).toString('latin1')}S${end}4\n`);
+    // A builtin `wait` the signal interrupted returns 128 + SIGUSR1 before bash runs the trap: still cut short.
+    const interrupted = buildCommandChunk('__climcp_s=1; (exit 138)', nonce);
+    expect(runInBash(interrupted.line, interrupted.body).stdout).toBe(`${startMarker(nonce).toString('latin1')}S${end}394\n`);
+  });
+
+  it('sets the kept statuses the body carries, and unsets one a new job of that number made stale (C-MCP-15)', () => {
+    const nonce = '1122334455667788';
+    const read = (keptJobs: Array<[string, number | typeof CLEARED]>) => {
+      const chunk = buildCommandChunk('echo "${__climcp_K[%1]-none}"', nonce, { keptJobs });
+      return runInBash(chunk.line, chunk.body).stdout.slice(startMarker(nonce).length + 1).split(endMarker(nonce).toString('latin1'))[0];
+    };
+    expect(read([['%1', 5]])).toBe('5\n');
+    expect(read([['%1', 5], ['%1', CLEARED]])).toBe('none\n');
   });
 
   // Issue 11: bash reads a pipe one byte at a time, a sourced file in one read. What travels on the pipe is the same

@@ -51,7 +51,7 @@
  */
 
 import { randomFillSync } from 'node:crypto';
-import { TAKEN, type KeptStatus } from '../jobs/job-ledger.js';
+import { CLEARED, TAKEN, type KeptStatus } from '../jobs/job-ledger.js';
 import type { CommandShape } from './command-shape.js';
 import { assembleProtocol } from './protocol-source.js';
 import PROTOCOL_SOURCE from './protocol.sh';
@@ -146,7 +146,8 @@ export function buildCommandChunk(command: string, nonce: string, options: Chunk
 }
 
 function keptLines(kept: ChunkOptions['keptJobs']): string {
-  return (kept ?? []).map(([spec, pid]) => `__climcp_K[${singleQuote(spec)}]=${pid}; `).join('');
+  return (kept ?? []).map(([spec, status]) =>
+    status === CLEARED ? `builtin unset -v ${singleQuote(`__climcp_K[${spec}]`)}; ` : `__climcp_K[${singleQuote(spec)}]=${status}; `).join('');
 }
 
 /** The line that sets the shell's body file and its job file (the tail's job listing), after SHELL_SETUP. */

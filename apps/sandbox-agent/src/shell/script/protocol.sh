@@ -76,12 +76,16 @@ __climcp_inline_err_trap_check() {
 # What every command line evals ("One read"): head, the user's eval in the one-iteration loop, tail, as ONE group
 # parsed in full before anything runs. The group puts stdout/stderr on /dev/null for all three; the user's eval gets
 # the pipes back from its own group (closing the saved copies for its duration: commands inherit only fds 0-2).
+# `__climcp_d` is the eval's status once it returned (set outside the user's group, so their -x, DEBUG trap or
+# BASH_XTRACEFD never see it): the tail tells a text the stop trap cut short from one that ended on its own just
+# before the signal (a lone `wait` whose job ended at the yield point: its status is real).
 # shellcheck disable=SC2043 # the one-iteration loop is what the stop trap's break leaves
 __climcp_inline_command_text() {
-  { __climcp_b; __climcp_inline_err_trap_check __climcp_h; \
+  { __climcp_b; __climcp_inline_err_trap_check __climcp_h; __climcp_d=; \
     for __climcp_l in 1; do [[ -z ${__climcp_s-} ]] || builtin break; \
-    { builtin eval "$__climcp_x$__climcp_c"; } </dev/null >&"$__climcp_o" 2>&"$__climcp_e" {__climcp_o}>&- {__climcp_e}>&-; done; \
-    __climcp_f "$?"; } >/dev/null 2>&1
+    { builtin eval "$__climcp_x$__climcp_c"; } </dev/null >&"$__climcp_o" 2>&"$__climcp_e" {__climcp_o}>&- {__climcp_e}>&-; \
+    __climcp_d=$?; done; \
+    __climcp_f "${__climcp_d:-$?}" "$__climcp_d"; } >/dev/null 2>&1
 }
 
 # The body used when the body file was not the one a line was written for: the command fails, nothing hangs.
@@ -169,7 +173,7 @@ __climcp_y() {
   builtin bg %+ >/dev/null 2>&1; builtin printf '%s%s' "$__climcp_p" "$3" >&"$__climcp_o"
 }
 
-# Tail `__climcp_f STATUS`: the reset; a user's -x/-v go off here and back on, by `$__climcp_x`, inside the next eval
+# Tail `__climcp_f STATUS [RETURNED]`: the reset; a user's -x/-v go off here and back on, by `$__climcp_x`, inside the next eval
 # (the prefix is a line of its own, so `set -v` echoes the user's command as bash reads it); the job listing; the
 # notice of a removed `builtin`; the end markers (stdout's carries the status).
 __climcp_f() {
@@ -177,6 +181,10 @@ __climcp_f() {
   [[ -n $__climcp_x ]] && builtin set +xv
   __climcp_inline_jobs_listing
   if [[ -n ${__climcp_n-} ]]; then __climcp_n=; builtin printf '%s\n' "$__climcp_N" >&"$__climcp_e"; fi
+  # 256 + STATUS: the stop trap ran and cut the user's text short (pipe-command.ts reads it as `stopped`): the text
+  # never returned, or it returned 138 = 128 + SIGUSR1 (Linux), a builtin `wait` the signal interrupted whose trap
+  # bash ran only after the eval. A text that returned anything else ended on its own before the signal.
+  if [[ -n ${__climcp_s-} && ( -z ${2-} || $2 == 138 ) ]]; then builtin set -- "$((256 + $1))"; fi
   builtin printf '%s%sE%d\n' "$__climcp_p" "$__climcp_g" "$1" >&"$__climcp_o"
   builtin printf '%s%sE' "$__climcp_p" "$__climcp_g" >&"$__climcp_e"
 }
