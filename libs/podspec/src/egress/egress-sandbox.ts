@@ -22,8 +22,11 @@ import {
  * inside the image. `NODE_EXTRA_CA_CERTS` adds to Node's own roots and gets the CA alone.
  */
 
-/** The system CA bundles a sandbox image may carry, in the order Go's crypto/x509 tries them (as the local backend). */
-const SYSTEM_CA_BUNDLES = [
+/**
+ * The system CA bundles a sandbox image (or a laptop) may carry, in the order Go's crypto/x509 tries them: the init
+ * container here and the local backend (libs/session local/egress) both take the first that exists.
+ */
+export const SYSTEM_CA_BUNDLES = [
   '/etc/ssl/certs/ca-certificates.crt',
   '/etc/pki/tls/certs/ca-bundle.crt',
   '/etc/ssl/ca-bundle.pem',

@@ -16,15 +16,8 @@ export const SANDBOX_KUBECONFIG = '/run/cli-mcp/kubeconfig';
 export const EGRESS_RELAY_PORT = 3128;
 export const RELAY_URL = `http://127.0.0.1:${EGRESS_RELAY_PORT}`;
 
-/** Where distributions keep their CA bundle (the order Go's crypto/x509 tries them in). */
-export const SYSTEM_CA_BUNDLES = [
-  '/etc/ssl/certs/ca-certificates.crt',
-  '/etc/pki/tls/certs/ca-bundle.crt',
-  '/etc/ssl/ca-bundle.pem',
-  '/etc/pki/tls/cacert.pem',
-  '/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem',
-  '/etc/ssl/cert.pem',
-] as const;
+/** Where distributions keep their CA bundle: the one list, with the Kubernetes sandbox's (libs/podspec). */
+export { SYSTEM_CA_BUNDLES } from '@cli-mcp/podspec';
 
 export interface SandboxEgressInput {
   gatewayCaPem: string;
