@@ -144,12 +144,15 @@ describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster
     await stack.until(() => hash() !== afterSecret, 'the gateway rolled for the new routes');
     expect(JSON.parse((get('configmaps', 'proxied-egress-routes') as unknown as { data: Record<string, string> }).data['routes.json']!)).toEqual({ allow: ['api.example.com:443'] });
 
-    // Teardown: the gateway stops too, then its CA Secret (as the gateway writes it: not owned by the CR) goes.
+    // Teardown: the gateway stops too, then its CA Secret and sandbox ConfigMap (as the gateway writes them: not
+    // owned by the CR) go.
     stack.cluster.api.create(SECRETS, NAMESPACE, { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: 'proxied-egress-ca', labels: { 'cli-mcp.redhat.com/instance': 'proxied', 'cli-mcp.redhat.com/component': 'egress-gateway' } }, stringData: { 'tls.crt': 'c', 'tls.key': 'k' } });
     expect(stack.pods('proxied', 'egress-gateway')).not.toEqual([]);
     await stack.kubectl(['delete', 'climcpinstance', 'proxied', '--wait=false']);
     await stack.until(() => stack.instance('proxied') === undefined, 'the proxied CR gone');
     expect(get('secrets', 'proxied-egress-ca')).toBeUndefined();
+    // The sandboxes' ConfigMap the gateway published (gatewayUp stands in for it) goes too: nothing is left.
+    expect(get('configmaps', 'proxied-egress-sandbox')).toBeUndefined();
     expect(stack.pods('proxied', 'egress-gateway')).toEqual([]);
     expect(get('secrets', KUBECONFIG)).toBeDefined(); // the admin's
   }, 120_000);

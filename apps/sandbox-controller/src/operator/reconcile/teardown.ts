@@ -9,7 +9,7 @@ import { READY, REASONS, WARM_POOL_READY } from '../api/conditions.js';
 import { childNames, SERVER_COMPONENT } from '../children/child-names.js';
 import { isOwnedBy, ownerOf } from '../children/owner.js';
 import type { ObjectApi } from '../kube/object-api.port.js';
-import { CLIMCP_INSTANCES, DEPLOYMENTS, PODS, SECRETS, type ResourceRef } from '../kube/resources.js';
+import { CLIMCP_INSTANCES, CONFIG_MAPS, DEPLOYMENTS, PODS, SECRETS, type ResourceRef } from '../kube/resources.js';
 import { cachedChild, type OperatorCaches } from '../operator-caches.js';
 import type { WorkerRegistry } from '../workers/worker-registry.js';
 import type { StatusWriter } from './status-writer.js';
@@ -55,6 +55,10 @@ export class Teardown {
       for (const pod of sandboxes) if (!isTerminating(pod)) await this.remove(PODS, pod.metadata, signal);
       for (const secret of sessions) await this.remove(SECRETS, secret.metadata, signal);
       if (sandboxes.length + sessions.length > 0) return this.waiting(cr, `deleting ${sandboxes.length} sandbox pod(s) and ${sessions.length} session or egress CA Secret(s)`, signal);
+      // spec.proxy: the ConfigMap the gateway published for the sandboxes (CA certificate, dummy kubeconfig) has no
+      // owner the garbage collector could follow and carries the gateway's labels, not the operator's informer's:
+      // it goes by its name, once no gateway or sandbox is left (C-OP-5 "leaves nothing behind").
+      if (cr.spec?.proxy !== undefined) await this.remove(CONFIG_MAPS, { name: egressNames(name).sandboxConfigMap }, signal);
     } else {
       this.deps.logger.warn('teardown: the server Deployment belongs to someone else; its pods and Secrets are left alone', { instance: name });
     }
