@@ -26,7 +26,7 @@ describe(makeNonDumpable.name, () => {
 
   it('says why when prctl cannot be loaded (no koffi, not Linux)', () => {
     const state = makeNonDumpable(() => {
-      throw new Error("Cannot find module 'koffi'\nRequire stack:\n- /home/someone/main.js");
+      throw new Error("Cannot find module 'koffi'\nRequire stack:\n- /users/someone/main.js");
     });
     expect(state).toEqual({ nonDumpable: false, reason: "prctl(2) is unavailable: Cannot find module 'koffi'" });
   });

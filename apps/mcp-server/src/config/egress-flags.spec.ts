@@ -10,17 +10,17 @@ const kubeconfig = (clusters: Array<{ name: string; server: string; user: Record
   'current-context': clusters[0]?.name ?? '',
 });
 const FILES: Record<string, string> = {
-  '/home/ada/.kube/config': kubeconfig([{ name: 'prod', server: 'https://api.prod.example:6443', user: { token: 'REAL' } }]),
-  '/home/ada/mixed': kubeconfig([
+  '/users/ada/.kube/config': kubeconfig([{ name: 'prod', server: 'https://api.prod.example:6443', user: { token: 'REAL' } }]),
+  '/users/ada/mixed': kubeconfig([
     { name: 'prod', server: 'https://api.prod.example:6443', user: { token: 'REAL' } },
     { name: 'eks', server: 'https://eks.example', user: { exec: { command: 'aws' } } },
   ]),
-  '/home/ada/broken': 'clusters: [',
+  '/users/ada/broken': 'clusters: [',
 };
 
 function load(argv: string[], env: Record<string, string> = {}): Promise<ConfigOutcome> {
   return loadServerConfig({
-    argv: ['--state-dir', '/state', ...argv], env, homeDir: '/home/ada', cwd: '/home/ada', version: '0', randomSuffix: () => 'r',
+    argv: ['--state-dir', '/state', ...argv], env, homeDir: '/users/ada', cwd: '/users/ada', version: '0', randomSuffix: () => 'r',
     readFile: async (path) => FILES[path] ?? Promise.reject(new Error(`ENOENT: no such file or directory, open '${path}'`)),
   });
 }
@@ -32,7 +32,7 @@ describe('egress flags (loadServerConfig)', () => {
     if (outcome.kind !== 'run') return;
     const { local } = outcome.config;
     expect(local.network).toBe('proxy');
-    expect(local.egress).toMatchObject({ allow: ['pypi.org:443', 'github.com:443'], auditLog: '/var/log/egress.jsonl', kubeconfig: { path: '/home/ada/.kube/config' } });
+    expect(local.egress).toMatchObject({ allow: ['pypi.org:443', 'github.com:443'], auditLog: '/var/log/egress.jsonl', kubeconfig: { path: '/users/ada/.kube/config' } });
     const { config, path } = local.egress!.kubeconfig!;
     expect(kubeconfigRoutes(config, path)).toEqual([{ kind: 'kubernetes', authority: 'api.prod.example:6443', ca: CA, credential: { token: 'REAL' } }]);
     expect(outcome.warnings).toEqual([]);
@@ -50,19 +50,19 @@ describe('egress flags (loadServerConfig)', () => {
   it('refuses bad values, each problem naming its flag', async () => {
     const outcome = await load([
       '--egress-allow', 'pypi.org', '--egress-allow', '*.github.com:443', '--egress-allow', 'a@b.example:443',
-      '--egress-kubeconfig', '/home/ada/missing', '--egress-audit-log', '/state/sessions/x/workspace/audit',
+      '--egress-kubeconfig', '/users/ada/missing', '--egress-audit-log', '/state/sessions/x/workspace/audit',
     ]);
     expect(outcome.kind === 'invalid' && outcome.problems).toEqual([
       expect.stringMatching(/^--egress-allow \(env CLI_MCP_EGRESS_ALLOW\): "pypi.org": malformed authority .*port/),
       '--egress-allow (env CLI_MCP_EGRESS_ALLOW): "*.github.com:443": wildcards are not supported; list each HOST:PORT',
       expect.stringMatching(/^--egress-allow \(env CLI_MCP_EGRESS_ALLOW\): "a@b.example:443": malformed authority .*userinfo/),
-      "--egress-kubeconfig (env CLI_MCP_EGRESS_KUBECONFIG): cannot read /home/ada/missing: ENOENT: no such file or directory, open '/home/ada/missing'",
+      "--egress-kubeconfig (env CLI_MCP_EGRESS_KUBECONFIG): cannot read /users/ada/missing: ENOENT: no such file or directory, open '/users/ada/missing'",
       '--egress-audit-log (env CLI_MCP_EGRESS_AUDIT_LOG): /state/sessions/x/workspace/audit is inside --state-dir /state, where sandboxes\' workspaces live; choose a path outside it',
     ]);
     // A context the gateway cannot route is refused rather than dropped: kubectl --context would find it missing.
     for (const [file, why] of [['broken', /broken: not YAML/], ['mixed', /mixed: users\[eks\] authenticates with exec; .* \(a laptop kubeconfig with many contexts: give one made by kubectl config view --minify --flatten --context NAME\)$/]] as const) {
-      const bad = await load(['--egress-kubeconfig', `/home/ada/${file}`]);
-      expect(bad.kind === 'invalid' && bad.problems).toEqual([expect.stringMatching(new RegExp(`^--egress-kubeconfig \\(env CLI_MCP_EGRESS_KUBECONFIG\\): /home/ada/${why.source}`))]);
+      const bad = await load(['--egress-kubeconfig', `/users/ada/${file}`]);
+      expect(bad.kind === 'invalid' && bad.problems).toEqual([expect.stringMatching(new RegExp(`^--egress-kubeconfig \\(env CLI_MCP_EGRESS_KUBECONFIG\\): /users/ada/${why.source}`))]);
     }
   });
 
@@ -73,7 +73,7 @@ describe('egress flags (loadServerConfig)', () => {
     expect(await load(['--local-network', 'proxy', '--local-isolation', 'none'])).toMatchObject({
       kind: 'invalid', problems: [expect.stringMatching(/^--local-network \(env CLI_MCP_LOCAL_NETWORK\): needs bubblewrap/)],
     });
-    expect(await load(['--egress-allow', 'api.prod.example:6443', '--egress-kubeconfig', '/home/ada/.kube/config'])).toMatchObject({
+    expect(await load(['--egress-allow', 'api.prod.example:6443', '--egress-kubeconfig', '/users/ada/.kube/config'])).toMatchObject({
       kind: 'invalid', problems: [expect.stringMatching(/route api.prod.example:6443 is listed both as allow and kubernetes/)],
     });
     const kube = await load(['--backend', 'kubernetes', '--egress-audit-log', '/tmp/a']);
