@@ -126,8 +126,11 @@ function readinessProbe(port: number): V1Probe {
   };
 }
 
-// Restricted PSS at the container level too, so the pod passes even if a policy checks containers alone.
-function containerSecurityContext(): V1SecurityContext {
+/**
+ * Restricted PSS at the container level too, so the pod passes even if a policy checks containers alone: the
+ * sandbox's and the egress gateway's containers.
+ */
+export function containerSecurityContext(): V1SecurityContext {
   return {
     allowPrivilegeEscalation: false,
     privileged: false,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { V1Container, V1Deployment, V1Probe } from '@kubernetes/client-node';
 import { egressGatewayLabels } from '../labels.js';
+import { containerSecurityContext } from '../pod-spec.js';
 import { canonicalJson } from '../spec-hash.js';
 import type { EgressGatewayConfig } from './egress-gateway-config.js';
 import {
@@ -113,14 +114,7 @@ function gatewayContainer(cfg: EgressGatewayConfig): V1Container {
       requests: { cpu: cfg.resources.cpuRequest, memory: cfg.resources.memoryRequest },
       limits: { cpu: cfg.resources.cpuLimit, memory: cfg.resources.memoryLimit },
     },
-    securityContext: {
-      allowPrivilegeEscalation: false,
-      privileged: false,
-      capabilities: { drop: ['ALL'] },
-      readOnlyRootFilesystem: true,
-      runAsNonRoot: true,
-      seccompProfile: { type: 'RuntimeDefault' },
-    },
+    securityContext: containerSecurityContext(),
     volumeMounts: [
       { name: 'routes', mountPath: EGRESS_ROUTES_DIR, readOnly: true },
       { name: 'kubeconfig', mountPath: EGRESS_KUBECONFIG_DIR, readOnly: true },
