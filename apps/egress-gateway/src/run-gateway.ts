@@ -1,11 +1,10 @@
 import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
-import { Backoff, delay, errorText, systemClock } from '@cli-mcp/common';
+import { Backoff, createAdminServer, delay, errorText, metricsRoute, systemClock } from '@cli-mcp/common';
 import { EgressGateway, PromEgressMetrics, Routes, dummyKubeconfig, jsonLineSink, type RuntimeCa } from '@cli-mcp/egress';
 import { ListWatchPodInformer, loadKubeConfig } from '@cli-mcp/kube/client-node';
 import { sandboxSelector } from '@cli-mcp/podspec';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { createAdminServer } from './admin/admin-server.js';
 import { PodAttribution } from './attribution/pod-attribution.js';
 import type { EgressGatewayConfig } from './config/egress-gateway-config.js';
 import { ClientNodeEgressApi } from './kube/client-node-egress-api.js';
@@ -41,10 +40,22 @@ export async function runGateway(config: EgressGatewayConfig, logger: Logger): P
     ...(informer.synced && informer.problem ? [informer.problem] : []),
     ...(state.published ? [] : [`sandbox ConfigMap ${config.sandboxConfigMap} not published${state.publishProblem ? `: ${state.publishProblem}` : ''}`]),
   ];
-  const admin = createAdminServer(registry, notReady);
-  const adminPort = await listen(admin, config.adminPort);
+  // `/healthz`: the process answers; `/readyz`: 200 only when the gateway can attribute and serve, else 503 with the
+  // reasons; `/metrics`: the process's registry.
+  const admin = createAdminServer({
+    '/healthz': () => ({ status: 200, json: { status: 'ok' } }),
+    '/readyz': () => {
+      const reasons = notReady();
+      return reasons.length === 0 ? { status: 200, json: { status: 'ready' } } : { status: 503, json: { status: 'not ready', reasons } };
+    },
+    '/metrics': metricsRoute(registry),
+  });
+  const adminPort = await listen(admin.server, config.adminPort);
   const shutdown = new Shutdown(logger, stopping);
-  shutdown.add(() => new Promise<void>((resolve) => admin.close(() => resolve())));
+  shutdown.add(() => {
+    admin.beginShutdown();
+    return new Promise<void>((resolve) => admin.server.close(() => resolve()));
+  });
 
   const loaded = await retry(logger, stopping.signal, 'CA Secret', (problem) => (state.caProblem = problem), (signal) => loadSharedCa(api, config.namespace, config.caSecret, signal));
   if (!loaded) return;

@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const logger = createRootLogger({ level: config.logLevel, base: { server: 'sandbox-controller', identity: config.identity } });
   routeProcessWarnings(logger);
   for (const warning of warnings) logger.warn(warning);
-  // Loaded only now, so --help, --version and flag errors answer without loading Nest and client-node.
+  // Loaded only now, so --help, --version and flag errors answer without loading client-node.
   if (config.mode === 'operator') await (await import('./operator/run-operator.js')).runOperator(config, logger);
   else await (await import('./run-controller.js')).runController(config, logger);
 }

@@ -1,11 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { PinoLoggerService } from '@cli-mcp/common';
+import { createAdminServer } from '@cli-mcp/common';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { StatusSource } from './controller-runtime.js';
-import { ControllerAppModule } from './controller.module.js';
+import { controllerRoutes } from './http/controller-routes.js';
 
 /** A runtime the process serves: the controller's or the operator's. */
 export interface ServedRuntime extends StatusSource {
@@ -23,19 +21,22 @@ export interface ServeOptions {
 }
 
 /**
- * Serves `/live`, `/health`, `/metrics` (Nest on Fastify), starts the runtime, and on SIGTERM/SIGINT steps down,
- * releases the Lease (a follower takes over at once) and exits 0; a second signal exits at once. Shared by the
- * controller and the operator, so both shut down alike.
+ * Serves `/live`, `/health`, `/metrics` (the shared admin listener of libs/common: no framework, issue 22 item 6),
+ * starts the runtime, and on SIGTERM/SIGINT steps down, releases the Lease (a follower takes over at once) and exits
+ * 0; a second signal exits at once. Shared by the controller and the operator, so both shut down alike.
  */
 export async function serveProcess(options: ServeOptions): Promise<void> {
   const { config, runtime, registry, logger } = options;
-  const app = await NestFactory.create<NestFastifyApplication>(
-    ControllerAppModule.forRoot({ config, runtime, registry }),
-    new FastifyAdapter({ return503OnClosing: true, forceCloseConnections: 'idle' }),
-    { logger: new PinoLoggerService(logger.child({ component: 'nest' })) },
-  );
-  await app.listen(config.http.port, config.http.host || '0.0.0.0');
-  const address = app.getHttpServer().address() as AddressInfo;
+  const admin = createAdminServer(controllerRoutes(runtime, registry));
+  await new Promise<void>((resolve, reject) => {
+    admin.server.once('error', reject);
+    admin.server.listen(config.http.port, config.http.host || '0.0.0.0', () => {
+      admin.server.off('error', reject);
+      resolve();
+    });
+  });
+  admin.server.on('error', (error) => logger.error({ err: error }, 'admin listener error'));
+  const address = admin.server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   runtime.start();
   logger.info({ url: `http://${host}:${address.port}`, port: address.port, ...options.fields }, 'listening');
@@ -48,9 +49,10 @@ export async function serveProcess(options: ServeOptions): Promise<void> {
     }
     stopping = true;
     logger.info({ signal }, 'received shutdown signal: releasing the lease');
+    admin.beginShutdown();
     runtime
       .stop({ release: true })
-      .then(() => app.close())
+      .then(() => new Promise<void>((resolve) => admin.server.close(() => resolve())))
       .then(
         () => {
           logger.info('shutdown complete');

@@ -16,3 +16,4 @@ export * from './logging/process-warnings.js';
 export * from './config/standard-settings.js';
 export * from './backoff.js';
 export * from './single-flight.js';
+export * from './http/admin-server.js';
