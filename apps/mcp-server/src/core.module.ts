@@ -1,5 +1,4 @@
 import { Inject, Injectable, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
-import { validatedConfigModule } from '@cli-mcp/common';
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config/server-config.js';
 import { ShutdownCoordinator } from './lifecycle/shutdown-coordinator.js';
@@ -13,6 +12,7 @@ import { MetricsService } from './metrics/metrics.service.js';
 import { CONTROLLER_PROBE, createControllerProbe } from './sessions/controller-probe.js';
 import { createSessionService } from './sessions/create-session-service.js';
 import type { SessionService } from './sessions/session-service.port.js';
+import { validatedConfigModule } from './config/validated-config.js';
 import { APP_LOGGER, SERVER_CONFIG, SERVER_CONFIG_NAMESPACE, SESSION_SERVICE } from './tokens.js';
 
 export interface AppOptions {

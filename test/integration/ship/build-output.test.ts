@@ -53,6 +53,20 @@ describeWhenReady('dist/ after a full build', missing.length > 0 ? `not built ($
     expect(reachable.filter((path) => path.startsWith('dist/libs/session/'))).toEqual([]);
   });
 
+  // Issue 22 item 6: the controller, the operator and the egress gateway answer probes on libs/common's admin
+  // listener; Nest, Fastify and Terminus (≈ 28 MB of idle RSS on Node 24) are never loaded by them.
+  const isFramework = (specifier: string): boolean => /^(@nestjs\/|fastify$|fastify\/|@fastify\/)/.test(specifier);
+  it.each(['sandbox-controller/src/run-controller.js', 'sandbox-controller/src/operator/run-operator.js', 'egress-gateway/src/run-gateway.js'])(
+    '%s loads no web framework, statically or by import()',
+    async (entry) => {
+      const graph = await importGraph(join(ROOT, 'dist/apps', entry), ROOT);
+      expect(graph.staticFrom().packages.filter(isFramework)).toEqual([]);
+      expect(graph.externalImports.filter(({ path }) => isFramework(path))).toEqual([]);
+      // …while the check itself sees a framework where one is imported.
+      expect((await importGraph(join(ROOT, 'dist/apps/mcp-server/src/http-server.js'), ROOT)).staticFrom().packages.some(isFramework)).toBe(true);
+    },
+  );
+
   // A laptop server (local backend) must not pay for the Kubernetes client: ≈ 90 MB RSS and ≈ 0.4 s (docs/server.md).
   const KUBE_CLIENT = '@kubernetes/client-node';
   const isKubeClient = (specifier: string): boolean => specifier === KUBE_CLIENT || specifier.startsWith(`${KUBE_CLIENT}/`);

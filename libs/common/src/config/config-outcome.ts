@@ -1,5 +1,3 @@
-import type { DynamicModule } from '@nestjs/common';
-
 /** What loading an app's configuration gives (C-CFG-1): run, answer `--help`/`--version`, or refuse. */
 export type ConfigOutcome<C> =
   | { readonly kind: 'run'; readonly config: C; readonly warnings: readonly string[] }
@@ -23,21 +21,4 @@ export function settleConfigOutcome<C>(app: string, outcome: ConfigOutcome<C>): 
     case 'run':
       return outcome;
   }
-}
-
-/**
- * The `@nestjs/config` module holding an app's already-validated configuration under `namespace`
- * (`registerAs(namespace)`, injected by `getConfigToken(namespace)` or read with `ConfigService.get(namespace)`).
- * It reads no `.env` file and no `process.env`: argv and env were validated before Nest started.
- */
-export async function validatedConfigModule(namespace: string, config: object): Promise<DynamicModule> {
-  // Imported here, not at the top: main.ts loads this library before deciding whether Nest is needed at all.
-  const { ConfigModule, registerAs } = await import('@nestjs/config');
-  return ConfigModule.forRoot({
-    isGlobal: true,
-    ignoreEnvFile: true,
-    validatePredefined: false,
-    skipProcessEnv: true,
-    load: [registerAs(namespace, () => config)],
-  });
 }
