@@ -32,6 +32,8 @@ const INVESTIGATION = { token: 'investigation-token-4567', user: 'investigator' 
 const STOLEN = { token: 'STOLEN-token-89ab', user: 'attacker' };
 const SESSION = 'inv-egress-hostile';
 const SESSION_LABEL = 'cli-mcp.redhat.com/session-id';
+const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
+const USERNAME = `python3 -c "import json,sys; print(json.load(sys.stdin)['status']['userInfo']['username'])"`;
 
 let cluster: FakeCluster;
 let gateway: EgressProcess;
@@ -163,6 +165,34 @@ describe.skipIf(egressSkipReason)('hostile commands inside a Kubernetes sandbox 
     expect(cluster.requests.entries({ path: /\/(exec|attach|portforward)$/ })).toEqual([]);
   }, 180_000);
 
+  it('curl and python3 requests with a stolen token, through the proxy, reach the API as the investigation user', async () => {
+    // The fake API server is on 127.0.0.1, which NO_PROXY names (a cluster's API address is not): cleared here.
+    const viaProxy = 'NO_PROXY= no_proxy=';
+    const url = `https://${apiAuthority}${WHOAMI}`;
+    const run = await sh([
+      `${viaProxy} curl -sS --max-time 20 --cacert "$NODE_EXTRA_CA_CERTS" -X POST -H 'Authorization: Bearer ${STOLEN.token}' -H 'Impersonate-User: system:admin' -H 'Content-Type: application/json' -d '{}' ${url} | ${USERNAME}`,
+      `${viaProxy} python3 -c "import os, requests; print(requests.post('${url}', json={}, headers={'Authorization': 'Bearer ${STOLEN.token}'}, verify=os.environ['NODE_EXTRA_CA_CERTS']).json()['status']['userInfo']['username'])"`,
+    ].join('\n'));
+    expect(run.stdout.trim().split('\n')).toEqual([INVESTIGATION.user, INVESTIGATION.user]);
+    const reviews = cluster.requests.entries({ resource: 'selfsubjectreviews' });
+    expect(reviews.length).toBeGreaterThanOrEqual(2);
+    for (const record of reviews) expect({ user: record.user, token: record.bearerToken, impersonatedBy: record.impersonatedBy }).toEqual({ user: INVESTIGATION.user, token: INVESTIGATION.token, impersonatedBy: undefined });
+  }, 120_000);
+
+  it('encoded and odd exec paths, and a TLS SNI naming another host, are refused', async () => {
+    const pod = String(podOf()?.metadata.name);
+    const base = `https://${apiAuthority}/api/v1/namespaces/${NS}/pods`;
+    const paths = [`${pod}/%65xec`, `${pod}%2Fexec`, `${pod}/exec;x=1`, `${pod}/exec/..`, `${pod}/./exec`];
+    const curl = (path: string): string => `NO_PROXY= no_proxy= curl -s -o /dev/null -w '%{http_code}\\n' --max-time 20 --cacert "$NODE_EXTRA_CA_CERTS" --path-as-is '${base}/${path}?command=id'`;
+    const run = await sh([...paths.map(curl), `curl -s -o /dev/null -w '%{http_code}\\n' --max-time 20 --path-as-is --cacert "$NODE_EXTRA_CA_CERTS" --noproxy '' --proxy "$HTTPS_PROXY" 'https://${apiAuthority}//api/v1/namespaces/${NS}/pods/${pod}/exec'`].join('; '));
+    for (const status of run.stdout.trim().split('\n')) expect(['400', '403']).toContain(status);
+    expect(cluster.requests.entries({ path: /exec|%65/i })).toEqual([]);
+    // CONNECT to the API, then a ClientHello whose SNI names another host: the handshake is refused (C-EGR-4).
+    const sni = await sh(`p=\${HTTPS_PROXY#http://}; echo | timeout 20 openssl s_client -proxy "\${p%/}" -connect ${apiAuthority} -servername evil.example.com 2>&1 | grep -c 'BEGIN CERTIFICATE'; echo "exit=\${PIPESTATUS[1]}"`);
+    expect(sni.stdout).toMatch(/^0\n/);
+    expect(gateway.audit().some((a) => a['session'] === SESSION && a['reason'] === 'authority_mismatch' && String(a['host']).includes('evil.example.com'))).toBe(true);
+  }, 120_000);
+
   it('bypassing the proxy (NO_PROXY=*, proxy variables unset) carries no identity; the policy the gate requires allows only the gateway', async () => {
     // Through the dummy kubeconfig, --server does not bypass anything: its proxy-url still leads to the gateway,
     // which injects the investigation identity.
@@ -220,4 +250,25 @@ describe.skipIf(egressSkipReason)('hostile commands inside a Kubernetes sandbox 
     expect(refusedAt - deletedAt).toBeLessThanOrEqual(1_000);
     expect((await closed) - deletedAt).toBeLessThanOrEqual(1_000);
   }, 120_000);
+  it('with the gateway down (its Service without endpoints), an existing session\'s kubectl fails within 5 s', async () => {
+    const other = await connectHttpClient(server.mcpUrl, `${SESSION}-2`);
+    try {
+      let ok = false;
+      await eventually(async () => {
+        const result = await bash(other, 'kubectl get pods -o name >/dev/null && echo ok', 60);
+        ok = !result.isError && structuredOf(result).stdout.trim() === 'ok';
+        return ok;
+      }, 'kubectl in a second session', 90_000);
+      const started = Date.now();
+      expect(await gateway.stop('SIGTERM')).toBe(0);
+      // The endpoints controller's part: the gateway's pod is gone, so its Service has no ready endpoint.
+      cluster.api.delete(ENDPOINT_SLICES, NS, 'oc-egress-local');
+      const result = await bash(other, 'kubectl get pods -o name 2>&1; echo "exit=$?"', 60);
+      const elapsed = Date.now() - started;
+      expect(structuredOf(result).stdout).toMatch(/was refused[\s\S]*exit=1/);
+      expect(elapsed).toBeLessThan(5_000);
+    } finally {
+      await other.close().catch(() => undefined);
+    }
+  }, 180_000);
 });

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ENDPOINT_SLICES } from '../api/builtin-resources.js';
 import { KubeApi } from '../api/kube-api.js';
 import { ObjectStore } from '../api/object-store.js';
+import { eventually } from '../../eventually.js';
 import { PodNetwork, serviceEndpoint } from './pod-network.js';
 
 function slice(api: KubeApi, service: string, address: string, port: number, ready = true): void {
@@ -23,7 +24,7 @@ describe(PodNetwork.name, () => {
   });
 
   it('rewrites Service addresses to the pod IP, one Service per port; other text is left alone', () => {
-    const network = new PodNetwork('127.0.0.9', () => undefined);
+    const network = new PodNetwork('127.0.0.9', new ObjectStore());
     expect(network.rewrite('http://gw.ns.svc:3128')).toBe('http://127.0.0.9:3128');
     expect(network.rewrite('proxy-url: http://gw.ns.svc.cluster.local:3128/')).toBe('proxy-url: http://127.0.0.9:3128/');
     expect(network.rewrite('http://other.ns.svc:3128')).toBe('http://other.ns.svc:3128');
@@ -40,7 +41,7 @@ describe(PodNetwork.name, () => {
     expect(serviceEndpoint(store, 'other', 'gw')).toBeUndefined();
   });
 
-  it('forwards a connection to the endpoint FROM the pod IP; without an endpoint it is reset', async () => {
+  it('forwards a connection to the endpoint FROM the pod IP; without a ready endpoint the connect is refused', async () => {
     const sources: string[] = [];
     const endpoint: Server = createServer((socket) => {
       sources.push(String(socket.remoteAddress));
@@ -48,23 +49,26 @@ describe(PodNetwork.name, () => {
     });
     await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
     cleanup.push(() => new Promise((resolve) => endpoint.close(() => resolve())));
-    let target: { host: string; port: number } | undefined = { host: '127.0.0.1', port: (endpoint.address() as { port: number }).port };
+    const store = new ObjectStore();
+    const api = new KubeApi(store);
     const ip = podIp();
-    const network = new PodNetwork(ip, () => target);
+    const network = new PodNetwork(ip, store);
     cleanup.push(() => network.close());
     const port = 20_000 + randomInt(20_000);
     expect(network.rewrite(`gw.ns.svc:${port}`)).toBe(`${ip}:${port}`);
-    await network.open();
     const read = (): Promise<string> => new Promise((resolve) => {
       let text = '';
       const socket = connect({ host: ip, port });
       socket.on('data', (chunk) => (text += String(chunk)));
-      socket.on('error', () => resolve(`error:${text}`));
+      socket.on('error', (error: NodeJS.ErrnoException) => resolve(`error:${error.code}`));
       socket.on('close', () => resolve(text));
     });
-    expect(await read()).toBe('hello');
-    expect(sources).toEqual([ip]);
-    target = undefined;
-    expect(await read()).toBe('error:');
+    await network.open();
+    expect(await read()).toBe('error:ECONNREFUSED');
+    slice(api, 'gw', '127.0.0.1', (endpoint.address() as { port: number }).port);
+    await eventually(async () => (await read()) === 'hello', 'the listener follows the new EndpointSlice');
+    expect(sources.at(-1)).toBe(ip);
+    for (const object of store.list('endpointslices', 'ns')) api.delete(ENDPOINT_SLICES, 'ns', String(object.metadata.name));
+    await eventually(async () => (await read()) === 'error:ECONNREFUSED', 'refused once the Service has no endpoint');
   });
 });

@@ -34,21 +34,26 @@ export function serviceEndpoint(store: ObjectStore, namespace: string, name: str
 /**
  * A pod's view of cluster Services, standing in for cluster DNS plus kube-proxy. The pod's processes are host
  * processes, so a Service name resolves nowhere: `rewrite` replaces each Service address in what the pod is given
- * (env values, mounted ConfigMap data) with `<pod IP>:<service port>`, where `open` listens. Each connection there
- * is forwarded to the Service's current ready endpoint FROM THE POD'S IP (`localAddress`), so the endpoint sees the
- * pod's source address as it would through a CNI and kube-proxy — what the egress gateway attributes sessions by
- * (C-EGR-6). No endpoint: the connection is reset, as kube-proxy rejects a Service without endpoints.
+ * (env values, mounted ConfigMap data) with `<pod IP>:<service port>`. While the Service has a ready endpoint,
+ * the kubelet listens there and forwards each connection to that endpoint FROM THE POD'S IP (`localAddress`), so
+ * the endpoint sees the pod's source address as it would through a CNI and kube-proxy — what the egress gateway
+ * attributes sessions by (C-EGR-6). Without a ready endpoint nothing listens, so a client's connect is refused at
+ * once, as kube-proxy REJECTs traffic to a Service without endpoints (a listener that accepted and then closed would
+ * make kubectl retry for 15–55 s on EOF or reset). The listeners follow the EndpointSlices in the store.
  * Not enforced (no network namespace): a pod process may still connect anywhere on the host, from any 127/8
  * address; tests that need NetworkPolicy semantics must assert the policy, not the fake's network.
  */
 export class PodNetwork {
   private readonly wanted = new Map<number, { namespace: string; name: string }>();
-  private readonly servers: Server[] = [];
+  private readonly servers = new Map<number, Server>();
   private readonly sockets = new Set<Socket>();
+  private chain: Promise<void> = Promise.resolve();
+  private unsubscribe?: () => void;
+  private closed = false;
 
   constructor(
     readonly ip: string,
-    private readonly resolve: (namespace: string, name: string) => ServiceEndpoint | undefined,
+    private readonly store: ObjectStore,
   ) {}
 
   /** `value` with every Service address replaced by the pod's local stand-in for it. */
@@ -63,26 +68,53 @@ export class PodNetwork {
     });
   }
 
-  /** Listens for every Service address `rewrite` replaced so far (before the pod's processes start). */
-  async open(): Promise<void> {
-    for (const [port, service] of this.wanted) {
-      if (this.servers.some((s) => (s.address() as { port: number } | null)?.port === port)) continue;
-      const server = createServer((client) => this.forward(client, service.namespace, service.name));
-      await new Promise<void>((resolveListen, reject) => {
-        server.once('error', reject);
-        server.listen({ host: this.ip, port, exclusive: true }, () => resolveListen());
-      });
-      this.servers.push(server);
-    }
+  /**
+   * Starts following the endpoints of every Service `rewrite` replaced so far; resolves once the listeners match
+   * them (call before the pod's processes start).
+   */
+  open(): Promise<void> {
+    this.unsubscribe ??= this.store.subscribe((event) => {
+      if (event.resource === 'endpointslices') this.sync().catch(() => undefined);
+    });
+    return this.sync();
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    this.unsubscribe?.();
     for (const socket of this.sockets) socket.destroy();
-    await Promise.all(this.servers.splice(0).map((s) => new Promise<void>((done) => s.close(() => done()))));
+    await this.sync();
+  }
+
+  private sync(): Promise<void> {
+    this.chain = this.chain.catch(() => undefined).then(() => this.reconcile());
+    return this.chain;
+  }
+
+  private async reconcile(): Promise<void> {
+    for (const [port, service] of this.wanted) {
+      const up = !this.closed && serviceEndpoint(this.store, service.namespace, service.name) !== undefined;
+      const server = this.servers.get(port);
+      if (up && !server) await this.listen(port, service.namespace, service.name);
+      if (!up && server) {
+        // Open connections stay, as conntrack keeps established flows; new ones are refused.
+        this.servers.delete(port);
+        await new Promise<void>((done) => server.close(() => done()));
+      }
+    }
+  }
+
+  private async listen(port: number, namespace: string, name: string): Promise<void> {
+    const server = createServer((client) => this.forward(client, namespace, name));
+    await new Promise<void>((resolveListen, reject) => {
+      server.once('error', reject);
+      server.listen({ host: this.ip, port, exclusive: true }, () => resolveListen());
+    });
+    this.servers.set(port, server);
   }
 
   private forward(client: Socket, namespace: string, name: string): void {
-    const endpoint = this.resolve(namespace, name);
+    const endpoint = serviceEndpoint(this.store, namespace, name);
     if (!endpoint) return void client.resetAndDestroy();
     const upstream = connect({ host: endpoint.host, port: endpoint.port, localAddress: this.ip });
     for (const socket of [client, upstream]) {

@@ -6,7 +6,7 @@ import type { KubeObject } from '../api/types.js';
 import { AgentProcess, exitCodeOf, type AgentCommand, type ProcessExit } from './agent-process.js';
 import { resolveContainerEnv, type SecretLookup } from './env-resolver.js';
 import type { LoopbackIpPool } from './ip-pool.js';
-import { PodNetwork, serviceEndpoint } from './pod-network.js';
+import { PodNetwork } from './pod-network.js';
 import { agentPortOf, allocatePodAddress, mapPath, prepareSandboxDirs, removeSandboxDirs, type SandboxDirs } from './pod-sandbox.js';
 import { setCondition, setContainerStatus, setReady, statusOf, type ContainerState } from './pod-status.js';
 import { planReadinessProbe, runProbe, type ProbeTimingOverride } from './probe.js';
@@ -191,7 +191,7 @@ export class PodRuntime {
       }
       this.ip = ip;
     }
-    this.network ??= new PodNetwork(this.ip, (namespace, name) => serviceEndpoint(this.deps.store, namespace, name));
+    this.network ??= new PodNetwork(this.ip, this.deps.store);
     const resolved = resolveContainerEnv(pod, container, this.lookupSecret, { podIp: this.ip, nodeName: this.deps.settings.nodeName });
     if (!resolved.ok) return this.blocked(resolved.error.reason, resolved.error.message);
     const root = join(this.deps.settings.workRoot, `${this.namespace}_${this.name}_${this.uid.slice(0, 8)}`);
