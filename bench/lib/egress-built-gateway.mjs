@@ -43,9 +43,13 @@ function investigationKubeconfig(path, caPem, ports) {
   writeFileSync(path, `apiVersion: v1\nkind: Config\nclusters:\n${clusters}contexts:\n${contexts}current-context: u0\nusers:\n- name: inv\n  user:\n    token: ${TOKEN}\n`);
 }
 
-/** Spawns the built gateway; resolves with its ports once it logs `listening`. */
+/**
+ * Spawns the built gateway; resolves with its ports once it logs `listening`. `BENCH_EGRESS_NODE_FLAGS` (e.g.
+ * `--max-semi-space-size=1`) are given to its node only, to measure an image ENTRYPOINT's flags.
+ */
 function spawnGateway(args) {
-  const child = spawn(process.execPath, [BIN, '--proxy-port', '0', '--admin-port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const flags = (process.env.BENCH_EGRESS_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...flags, BIN, '--proxy-port', '0', '--admin-port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stderr }).on('line', (line) => {
