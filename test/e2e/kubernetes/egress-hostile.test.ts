@@ -51,7 +51,8 @@ beforeAll(async () => {
   apiAuthority = new URL(cluster.url).host;
   dir = tempDir('kube-egress-hostile');
   const investigation = await cluster.server.writeKubeconfig(join(dir, 'investigation.kubeconfig'), NS, { token: INVESTIGATION.token });
-  writeFileSync(join(dir, 'routes.json'), JSON.stringify({ allow: [] }));
+  // An allowed name that resolves to loopback: the gateway must refuse the address it resolved (C-EGR-3).
+  writeFileSync(join(dir, 'routes.json'), JSON.stringify({ allow: ['localhost:1'] }));
   // The Secret the gateway mounts in a real deployment; with --egress-gateway no sandbox mounts it.
   cluster.api.create(SECRETS, NS, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cli-mcp-oc-kubeconfig' }, stringData: { kubeconfig: 'unused: the gateway reads --kubeconfig-file' } });
   gateway = await startEgressProcess([
@@ -191,6 +192,27 @@ describe.skipIf(egressSkipReason)('hostile commands inside a Kubernetes sandbox 
     const sni = await sh(`p=\${HTTPS_PROXY#http://}; echo | timeout 20 openssl s_client -proxy "\${p%/}" -connect ${apiAuthority} -servername evil.example.com 2>&1 | grep -c 'BEGIN CERTIFICATE'; echo "exit=\${PIPESTATUS[1]}"`);
     expect(sni.stdout).toMatch(/^0\n/);
     expect(gateway.audit().some((a) => a['session'] === SESSION && a['reason'] === 'authority_mismatch' && String(a['host']).includes('evil.example.com'))).toBe(true);
+  }, 120_000);
+
+  it('inside a tunnel to the API: an absolute-form URL naming another host, or a nested CONNECT, is refused', async () => {
+    const before = cluster.requests.count({ resource: 'pods', verb: 'list' });
+    const tunnelled = `NO_PROXY= no_proxy= curl -s -o "$TMPDIR/body" -w '%{http_code}\\n' --max-time 20 --cacert "$NODE_EXTRA_CA_CERTS"`;
+    const run = await sh([
+      `${tunnelled} --request-target 'https://evil.example.com/api/v1/namespaces/${NS}/pods' https://${apiAuthority}/`,
+      'cat "$TMPDIR/body" >&2',
+      `${tunnelled} -X CONNECT --request-target 'evil.example.com:443' https://${apiAuthority}/`,
+    ].join('; '));
+    expect(run.stdout.trim().split('\n')).toEqual(['421', '405']);
+    expect(run.stderr).toContain('"error":"authority_mismatch"');
+    expect(cluster.requests.count({ resource: 'pods', verb: 'list' })).toBe(before);
+  }, 120_000);
+
+  it('an allowed name that resolves to a loopback address is refused, in any spelling', async () => {
+    for (const authority of ['localhost:1', 'LOCALHOST.:1']) {
+      const run = await sh(rawThroughProxy(`CONNECT ${authority} HTTP/1.1\nHost: ${authority}\n`));
+      expect(run.stdout).toMatch(/^HTTP\/1\.1 403 /);
+      expect(run.stdout).toContain('"error":"address_refused"');
+    }
   }, 120_000);
 
   it('bypassing the proxy (NO_PROXY=*, proxy variables unset) carries no identity; the policy the gate requires allows only the gateway', async () => {
