@@ -53,8 +53,9 @@ beforeAll(async () => {
   const investigation = await cluster.server.writeKubeconfig(join(dir, 'investigation.kubeconfig'), NS, { token: INVESTIGATION.token });
   // An allowed name that resolves to loopback: the gateway must refuse the address it resolved (C-EGR-3).
   writeFileSync(join(dir, 'routes.json'), JSON.stringify({ allow: ['localhost:1'] }));
-  // The Secret the gateway mounts in a real deployment; with --egress-gateway no sandbox mounts it.
-  cluster.api.create(SECRETS, NS, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cli-mcp-oc-kubeconfig' }, stringData: { kubeconfig: 'unused: the gateway reads --kubeconfig-file' } });
+  // The real investigation kubeconfig, as the Secret the gateway mounts in a deployment: without --egress-gateway
+  // every sandbox would mount it (and the token scan below would find it).
+  cluster.api.create(SECRETS, NS, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cli-mcp-oc-kubeconfig' }, stringData: { kubeconfig: readFileSync(investigation, 'utf8') } });
   gateway = await startEgressProcess([
     '--namespace', NS, '--instance-name', 'oc', '--kubeconfig', cluster.kubeconfigPath, '--kubeconfig-file', investigation,
     '--routes-file', join(dir, 'routes.json'), '--ca-secret', 'oc-egress-ca', '--sandbox-configmap', 'oc-egress-sandbox',
