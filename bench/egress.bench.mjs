@@ -11,8 +11,9 @@ import { Agent, request } from 'node:http';
 import { createServer } from 'node:https';
 import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { connect as tlsConnect } from 'node:tls';
+import { checkServerIdentity, connect as tlsConnect } from 'node:tls';
 import { stopAgent } from './lib/agent-process.mjs';
+import { startBuiltGateway, until } from './lib/egress-built-gateway.mjs';
 import { buildEgress } from './lib/egress-build.mjs';
 import { agentStartCost, startRelayAgent } from './lib/egress-local-path.mjs';
 import { atMostMs, quantityGoal } from './lib/goals.mjs';
@@ -38,10 +39,10 @@ class OneSocketAgent extends Agent {
   }
 }
 
-function get(agent, host) {
+function get(agent, host, headers = {}) {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request({ agent, path: '/', headers: { host } }, (res) => {
+    const req = request({ agent, path: '/version', headers: { host, ...headers } }, (res) => {
       res.resume();
       res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`status ${res.statusCode}`))));
     });
@@ -50,39 +51,51 @@ function get(agent, host) {
   });
 }
 
-function tunnel(port, host, ca) {
+/**
+ * A TLS tunnel through the gateway to `host:443`, or to the authority `host` when it has a port (an IP: no SNI,
+ * the IP checked), from `localAddress` when given (a sandbox pod's IP, for the built gateway's attribution).
+ */
+function tunnel(port, host, ca, localAddress) {
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: '127.0.0.1', port, noDelay: true });
+    const socket = connect({ host: '127.0.0.1', port, noDelay: true, ...(localAddress ? { localAddress } : {}) });
     let head = '';
     const onData = (chunk) => {
       head += chunk.toString('latin1');
       if (!head.includes('\r\n\r\n')) return;
       socket.off('data', onData);
       if (!head.startsWith('HTTP/1.1 200')) return reject(new Error(head.split('\r\n')[0]));
-      const tls = tlsConnect({ socket, servername: host, ca });
+      const tls = tlsConnect({ socket, ca, ...tlsName(host) });
       tls.once('secureConnect', () => resolve(tls));
       tls.once('error', reject);
     };
     socket.on('data', onData);
     socket.once('error', reject);
-    socket.write(`CONNECT ${host}:443 HTTP/1.1\r\nHost: ${host}:443\r\n\r\n`);
+    const authority = host.includes(':') ? host : `${host}:443`;
+    socket.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`);
   });
+}
+
+/** SNI and identity check: a name as SNI; an IP authority (`127.0.0.1:port`) sends none and checks the IP. */
+function tlsName(host) {
+  if (!host.includes(':')) return { servername: host };
+  const ip = host.slice(0, host.lastIndexOf(':'));
+  return { checkServerIdentity: (_name, cert) => checkServerIdentity(ip, cert) };
 }
 
 function direct(port, host, ca) {
   return new Promise((resolve, reject) => {
-    const tls = tlsConnect({ host: '127.0.0.1', port, servername: host, ca, noDelay: true });
+    const tls = tlsConnect({ host: '127.0.0.1', port, ca, noDelay: true, ...tlsName(host) });
     tls.once('secureConnect', () => resolve(tls));
     tls.once('error', reject);
   });
 }
 
-async function warmLatencies(open) {
+async function warmLatencies(open, host = 'warm.test', headers = {}) {
   const agents = await Promise.all(Array.from({ length: CLIENTS }, () => open().then((socket) => new OneSocketAgent(socket))));
   const all = [];
   await Promise.all(agents.map(async (agent) => {
-    for (let i = 0; i < WARMUP; i += 1) await get(agent, 'warm.test');
-    for (let i = 0; i < REQUESTS; i += 1) all.push(await get(agent, 'warm.test'));
+    for (let i = 0; i < WARMUP; i += 1) await get(agent, host, headers);
+    for (let i = 0; i < REQUESTS; i += 1) all.push(await get(agent, host, headers));
   }));
   for (const agent of agents) agent.destroy();
   return all;
@@ -107,6 +120,69 @@ function startGatewayProcess(module, upstream, hosts, socketPath) {
     child.send(message);
   });
   return ask({ module, upstreamPort: upstream.port, upstreamCa: upstream.ca.certPem, hosts, socketPath }).then((ready) => ({ ...ready, child, ask }));
+}
+
+/**
+ * The built `cli-mcp-egress` process (bench/lib/egress-built-gateway.mjs), as a sandbox pod reaches it: from the pod's
+ * IP, to Kubernetes routes whose upstreams are local HTTPS servers, the investigation token injected. Direct: the
+ * same upstreams with the token sent by the client. Same shapes as the library part above.
+ */
+async function runBuiltGatewayPart(egress, dir) {
+  const gw = await startBuiltGateway(egress, dir, NEW_HOSTS + 1);
+  const opened = [];
+  try {
+    const [warm, ...fresh] = gw.upstreamPorts.map((port) => `127.0.0.1:${port}`);
+    const auth = { authorization: `Bearer ${gw.token}` };
+    await until(() => tunnel(gw.port, warm, gw.caPem, gw.podIp).then((tls) => (tls.destroy(), true)), 'the pod attributed');
+    const readyRss = await gw.rssMiB();
+    const directMs = [];
+    const proxiedMs = [];
+    for (let round = 0; round < 2; round += 1) {
+      directMs.push(...await warmLatencies(() => direct(gw.upstreamPorts[0], warm, gw.upstreamCa), warm, auth));
+      proxiedMs.push(...await warmLatencies(() => tunnel(gw.port, warm, gw.caPem, gw.podIp), warm));
+    }
+    // First request to a new host: each upstream is a route the gateway has not connected to yet; direct goes to
+    // the same upstream on a fresh connection right after.
+    const firstProxied = [];
+    const firstDirect = [];
+    for (const host of fresh) {
+      let started = performance.now();
+      const viaGateway = new OneSocketAgent(await tunnel(gw.port, host, gw.caPem, gw.podIp));
+      await get(viaGateway, host);
+      firstProxied.push(performance.now() - started);
+      viaGateway.destroy();
+      started = performance.now();
+      const straight = new OneSocketAgent(await direct(Number(host.split(':')[1]), host, gw.upstreamCa));
+      await get(straight, host, auth);
+      firstDirect.push(performance.now() - started);
+      straight.destroy();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const idleRss = await gw.rssMiB();
+    for (let i = 0; i < TUNNELS; i += 1) {
+      const agent = new OneSocketAgent(await tunnel(gw.port, warm, gw.caPem, gw.podIp));
+      await get(agent, warm);
+      opened.push(agent);
+    }
+    const rss = await gw.rssMiB();
+    const added50 = median(proxiedMs) - median(directMs);
+    const added99 = percentile(proxiedMs, 99) - percentile(directMs, 99);
+    const firstAdded = median(firstProxied) - median(firstDirect);
+    printTable(`Egress gateway PROCESS (built cli-mcp-egress${process.env.BENCH_EGRESS_NODE_FLAGS ? ` with node ${process.env.BENCH_EGRESS_NODE_FLAGS}` : ''}, fake cluster, attributed by pod IP, Kubernetes routes, token injected): ${CLIENTS} clients × ${REQUESTS} GETs per round, 2 rounds`, ['measure', 'direct', 'through cli-mcp-egress', 'added', 'goal'], [
+      ['request p50, warm, 10 clients', ms(median(directMs)), ms(median(proxiedMs)), ms(added50), `≤ 2 ms ${added50 <= 2 ? '✓' : '✗'}`],
+      ['request p99, warm, 10 clients', ms(percentile(directMs, 99)), ms(percentile(proxiedMs, 99)), ms(added99), `≤ 10 ms ${added99 <= 10 ? '✓' : '✗'}`],
+      [`first request to a new host (median of ${NEW_HOSTS})`, ms(median(firstDirect)), ms(median(firstProxied)), ms(firstAdded), `≤ 15 ms ${firstAdded <= 15 ? '✓' : '✗'}`],
+      [`RSS at ready / idle after the runs above / ${TUNNELS} open tunnels`, '', `${readyRss.toFixed(1)} / ${idleRss.toFixed(1)} / ${rss.toFixed(1)} MiB`, '', `≤ 128 MiB ${rss <= 128 ? '✓' : '✗'}`],
+    ]);
+    atMostMs('egress', 'cli-mcp-egress process: added latency p50, warm, 10 clients', added50, 2);
+    atMostMs('egress', 'cli-mcp-egress process: added latency p99, warm, 10 clients', added99, 10);
+    atMostMs('egress', 'cli-mcp-egress process: first request to a new host', firstAdded, 15);
+    quantityGoal('egress', 'cli-mcp-egress process: idle RSS after the latency runs', idleRss, { unit: 'MiB', atMost: 128 });
+    quantityGoal('egress', `cli-mcp-egress process: RSS with ${TUNNELS} open tunnels`, rss, { unit: 'MiB', atMost: 128 });
+  } finally {
+    for (const agent of opened) agent.destroy();
+    await gw.stop();
+  }
 }
 
 export async function runEgressBench() {
@@ -206,6 +282,8 @@ export async function runEgressBench() {
     atMostMs('egress', 'leaf mint cold', median(cold), 5);
     atMostMs('egress', 'leaf mint warm', median(warm), 0.05);
     quantityGoal('egress', `gateway RSS with ${TUNNELS} open tunnels`, rss / 1048576, { unit: 'MiB', atMost: 128 });
+    for (const agent of opened.splice(0)) agent.destroy();
+    if (process.env.BENCH_EGRESS_BUILT !== '0') await runBuiltGatewayPart(egress, socketDir);
   } finally {
     if (relay) await stopAgent(relay.agent);
     for (const agent of opened) agent.destroy();

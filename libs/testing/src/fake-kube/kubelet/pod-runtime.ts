@@ -6,6 +6,7 @@ import type { KubeObject } from '../api/types.js';
 import { AgentProcess, exitCodeOf, type AgentCommand, type ProcessExit } from './agent-process.js';
 import { resolveContainerEnv, type SecretLookup } from './env-resolver.js';
 import type { LoopbackIpPool } from './ip-pool.js';
+import { PodNetwork } from './pod-network.js';
 import { agentPortOf, allocatePodAddress, mapPath, prepareSandboxDirs, removeSandboxDirs, type SandboxDirs } from './pod-sandbox.js';
 import { setCondition, setContainerStatus, setReady, statusOf, type ContainerState } from './pod-status.js';
 import { planReadinessProbe, runProbe, type ProbeTimingOverride } from './probe.js';
@@ -54,6 +55,7 @@ export class PodRuntime {
   private generation = 0;
   private crashes = 0;
   private dirs?: SandboxDirs;
+  private network?: PodNetwork;
   private startedAt?: string;
   private lastState?: ContainerState;
   private noRestart = false;
@@ -137,6 +139,7 @@ export class PodRuntime {
     this.state = 'gone';
     this.clearTimers();
     if (this.process?.running) await this.process.terminate(graceMs);
+    await this.network?.close();
     if (this.ip) this.deps.ips.release(this.ip);
     if (this.dirs) await removeSandboxDirs(this.dirs.root);
     this.deps.onGone(this);
@@ -153,7 +156,14 @@ export class PodRuntime {
   }
 
   private lookupSecret: SecretLookup = (namespace, name) => this.deps.store.get('secrets', namespace, name);
-  private lookupConfigMap: SecretLookup = (namespace, name) => this.deps.store.get('configmaps', namespace, name);
+  /** A mounted ConfigMap's data as the pod sees it: Service addresses resolved by its PodNetwork. */
+  private lookupConfigMap: SecretLookup = (namespace, name) => {
+    const configMap = this.deps.store.get('configmaps', namespace, name);
+    const data = configMap?.['data'] as Record<string, string> | undefined;
+    const network = this.network;
+    if (!configMap || !data || !network) return configMap;
+    return { ...configMap, data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, network.rewrite(String(value))])) };
+  };
 
   /** Starts (or restarts) the container; any unexpected failure is reported as RunContainerError, never thrown. */
   private async start(): Promise<void> {
@@ -181,6 +191,7 @@ export class PodRuntime {
       }
       this.ip = ip;
     }
+    this.network ??= new PodNetwork(this.ip, this.deps.store);
     const resolved = resolveContainerEnv(pod, container, this.lookupSecret, { podIp: this.ip, nodeName: this.deps.settings.nodeName });
     if (!resolved.ok) return this.blocked(resolved.error.reason, resolved.error.message);
     const root = join(this.deps.settings.workRoot, `${this.namespace}_${this.name}_${this.uid.slice(0, 8)}`);
@@ -189,6 +200,7 @@ export class PodRuntime {
     if (prepared.failure) return this.blocked('ContainerCreating', prepared.failure.message);
     if (this.state !== 'starting') return;
     const env = this.agentEnv(resolved.env, prepared.dirs);
+    await this.network.open();
     this.process = await AgentProcess.start(this.deps.settings.agent, {
       env,
       cwd: prepared.dirs.workdir,
@@ -226,7 +238,7 @@ export class PodRuntime {
     env['HOSTNAME'] = this.name;
     env['TMPDIR'] = dirs.tmp;
     Object.assign(env, this.deps.settings.extraEnv);
-    for (const [name, value] of Object.entries(podEnv)) env[name] = mapPath(value, dirs.mounts);
+    for (const [name, value] of Object.entries(podEnv)) env[name] = (this.network as PodNetwork).rewrite(mapPath(value, dirs.mounts));
     env['SANDBOX_WORKDIR'] ??= dirs.workdir;
     env['SANDBOX_OUTPUT_DIR'] ??= join(dirs.workdir, '.cli-mcp');
     env['SANDBOX_AGENT_HOST'] = this.ip as string;
