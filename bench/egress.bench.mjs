@@ -13,7 +13,7 @@ import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { checkServerIdentity, connect as tlsConnect } from 'node:tls';
 import { stopAgent } from './lib/agent-process.mjs';
-import { startBuiltGateway, until } from './lib/egress-built-gateway.mjs';
+import { gatewayNodeFlags, startBuiltGateway, until } from './lib/egress-built-gateway.mjs';
 import { buildEgress } from './lib/egress-build.mjs';
 import { agentStartCost, startRelayAgent } from './lib/egress-local-path.mjs';
 import { atMostMs, quantityGoal } from './lib/goals.mjs';
@@ -168,7 +168,7 @@ async function runBuiltGatewayPart(egress, dir) {
     const added50 = median(proxiedMs) - median(directMs);
     const added99 = percentile(proxiedMs, 99) - percentile(directMs, 99);
     const firstAdded = median(firstProxied) - median(firstDirect);
-    printTable(`Egress gateway PROCESS (built cli-mcp-egress${process.env.BENCH_EGRESS_NODE_FLAGS ? ` with node ${process.env.BENCH_EGRESS_NODE_FLAGS}` : ''}, fake cluster, attributed by pod IP, Kubernetes routes, token injected): ${CLIENTS} clients × ${REQUESTS} GETs per round, 2 rounds`, ['measure', 'direct', 'through cli-mcp-egress', 'added', 'goal'], [
+    printTable(`Egress gateway PROCESS (built cli-mcp-egress, node ${gatewayNodeFlags().join(' ') || '(no flags)'} as the image's ENTRYPOINT unless BENCH_EGRESS_NODE_FLAGS, fake cluster, attributed by pod IP, Kubernetes routes, token injected): ${CLIENTS} clients × ${REQUESTS} GETs per round, 2 rounds`, ['measure', 'direct', 'through cli-mcp-egress', 'added', 'goal'], [
       ['request p50, warm, 10 clients', ms(median(directMs)), ms(median(proxiedMs)), ms(added50), `≤ 2 ms ${added50 <= 2 ? '✓' : '✗'}`],
       ['request p99, warm, 10 clients', ms(percentile(directMs, 99)), ms(percentile(proxiedMs, 99)), ms(added99), `≤ 10 ms ${added99 <= 10 ? '✓' : '✗'}`],
       [`first request to a new host (median of ${NEW_HOSTS})`, ms(median(firstDirect)), ms(median(firstProxied)), ms(firstAdded), `≤ 15 ms ${firstAdded <= 15 ? '✓' : '✗'}`],

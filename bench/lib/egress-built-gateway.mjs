@@ -6,7 +6,7 @@
 // (127.x.y.z, Linux routes all of 127/8 to lo).
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { createServer } from 'node:https';
 import { createInterface } from 'node:readline';
@@ -44,11 +44,20 @@ function investigationKubeconfig(path, caPem, ports) {
 }
 
 /**
- * Spawns the built gateway; resolves with its ports once it logs `listening`. `BENCH_EGRESS_NODE_FLAGS` (e.g.
- * `--max-semi-space-size=1`) are given to its node only, to measure an image ENTRYPOINT's flags.
+ * The node flags the gateway runs with: those of docker/Containerfile.egress's ENTRYPOINT (what the image runs), or
+ * `BENCH_EGRESS_NODE_FLAGS` when set (an empty value measures Node's defaults).
  */
+export function gatewayNodeFlags() {
+  const override = process.env.BENCH_EGRESS_NODE_FLAGS;
+  if (override !== undefined) return override.split(/\s+/).filter(Boolean);
+  const recipe = readFileSync(new URL('../../docker/Containerfile.egress', import.meta.url), 'utf8');
+  const line = recipe.split('\n').filter((l) => l.startsWith('ENTRYPOINT ')).at(-1);
+  return JSON.parse(line.slice('ENTRYPOINT '.length)).slice(1).filter((arg) => arg.startsWith('--'));
+}
+
+/** Spawns the built gateway with `gatewayNodeFlags()`; resolves with its ports once it logs `listening`. */
 function spawnGateway(args) {
-  const flags = (process.env.BENCH_EGRESS_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const flags = gatewayNodeFlags();
   const child = spawn(process.execPath, [...flags, BIN, '--proxy-port', '0', '--admin-port', '0', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   return new Promise((resolve, reject) => {
