@@ -82,7 +82,12 @@ export class AgentClient {
     this.connections.close();
   }
 
-  private call<T>(call: Call): Promise<T> {
+  private async call<T>(call: Call): Promise<T> {
+    await this.connections.ready();
+    return this.send<T>(call);
+  }
+
+  private send<T>(call: Call): Promise<T> {
     const url = `${call.baseUrl}${call.path}`;
     const fail = (code: AgentErrorCode, detail: string, status?: number, agentMessage?: string, errno?: string): AgentError =>
       new AgentError(code, detail, { op: call.op, url, status, agentMessage, errno });

@@ -5,13 +5,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AgentConnections, type Lease } from './agent-connections.js';
 import { stopServer } from '../test/stop-server.js';
 
 let server: Server | undefined;
 let sockets: Socket[] = [];
 const connections = new AgentConnections();
+beforeAll(() => connections.ready());
 
 async function serve(listen: (server: Server, ready: () => void) => void = (s, ready) => s.listen(0, '127.0.0.1', ready)): Promise<string> {
   server = createServer((req, res) => {
@@ -107,5 +108,22 @@ describe(AgentConnections.name, () => {
     const url = await serve();
     expect(connections.acquire(`${url}/agent/`, '/exec', false).path).toBe('/agent/exec');
     expect(connections.acquire(url, '/exec', false).path).toBe('/exec');
+  });
+});
+
+describe('undici, loaded on the first call (issue 22 item 6)', () => {
+  it('refuses a connection before ready() and makes one after', async () => {
+    // A fresh module instance: this file's shared `connections` already loaded undici.
+    const { vi } = await import('vitest');
+    vi.resetModules();
+    const fresh = new (await import('./agent-connections.js')).AgentConnections();
+    const url = await serve();
+    expect(() => fresh.acquire(url, '/health', false)).toThrow('AgentConnections.acquire before ready()');
+    await fresh.ready();
+    const lease = fresh.acquire(url, '/health', false);
+    const response = await lease.client.request({ path: lease.path, method: 'GET' });
+    expect(response.statusCode).toBe(200);
+    await response.body.dump();
+    fresh.close();
   });
 });

@@ -1,4 +1,18 @@
-import { Client } from 'undici';
+import type { Client } from 'undici';
+
+type ClientClass = typeof Client;
+
+/**
+ * undici, loaded on the first call rather than with the library: a server that has no session yet (a pod waiting
+ * for its first client) does not pay its ≈ 6 MB of idle RSS (issue 22 item 6), and a laptop server pays it once, in
+ * the same first call that starts an agent (tens of ms) — the import is a few ms of that.
+ */
+let undici: Promise<ClientClass> | undefined;
+let LoadedClient: ClientClass | undefined;
+function loadUndici(): Promise<ClientClass> {
+  undici ??= import('undici').then((module) => (LoadedClient = module.Client));
+  return undici;
+}
 
 /** Local agents without network listen on a Unix socket, named `unix:<absolute path>`; others by `http://…`. */
 export const UNIX_URL_PREFIX = 'unix:';
@@ -50,6 +64,11 @@ interface HeldLease extends Lease {
 export class AgentConnections {
   private readonly endpoints = new Map<string, Endpoint>();
 
+  /** Resolves once connections can be made (undici loaded); every call awaits it before `acquire`. */
+  async ready(): Promise<void> {
+    if (LoadedClient === undefined) await loadUndici();
+  }
+
   /** A connection for one call: the newest idle one of that agent, or (always, when `fresh`) a new one. */
   acquire(baseUrl: string, path: string, fresh: boolean): Lease {
     const endpoint = this.endpoints.get(baseUrl) ?? this.addEndpoint(baseUrl);
@@ -99,7 +118,8 @@ export class AgentConnections {
 
   private connect(endpoint: Endpoint): Connection {
     // No headers/body timeout: `/exec` lasts as long as its command (hours); control calls time themselves.
-    const client = new Client(endpoint.origin, { socketPath: endpoint.socketPath, headersTimeout: 0, bodyTimeout: 0 });
+    if (LoadedClient === undefined) throw new Error('AgentConnections.acquire before ready()');
+    const client = new LoadedClient(endpoint.origin, { socketPath: endpoint.socketPath, headersTimeout: 0, bodyTimeout: 0 });
     const connection: Connection = { client, endpoint, sockets: 0, gone: false };
     client.on('connect', () => (connection.sockets += 1));
     client.on('disconnect', () => {
