@@ -10,7 +10,9 @@ type ClientClass = typeof Client;
 let undici: Promise<ClientClass> | undefined;
 let LoadedClient: ClientClass | undefined;
 function loadUndici(): Promise<ClientClass> {
-  undici ??= import('undici').then((module) => (LoadedClient = module.Client));
+  // undici is CommonJS: `default` is its module.exports both under Node's own import() and in the ESM bundle,
+  // whose chunk exports only that default (scripts/bundle-nest-app.mjs).
+  undici ??= import('undici').then((module) => (LoadedClient = (module as unknown as { default: { Client: ClientClass } }).default.Client));
   return undici;
 }
 
