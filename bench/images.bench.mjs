@@ -13,9 +13,12 @@ import { startFakeCluster } from '../dist/libs/testing/src/index.js';
 import { buildImages } from '../scripts/images-build.mjs';
 import { findEngine, ULIMIT_FLAGS } from '../scripts/image-engine.mjs';
 import { quantityGoal } from './lib/goals.mjs';
-import { printTable } from './lib/stats.mjs';
+import { median, printTable } from './lib/stats.mjs';
 
 const IDLE_MS = Number(process.env.BENCH_IMAGES_IDLE_MS ?? 10_000);
+// Idle RSS of one start varies by ±5 MB (when V8's background compiles and GCs happen during start-up), so each
+// figure is the median of several starts.
+const STARTS = Number(process.env.BENCH_IMAGES_STARTS ?? 3);
 const MB = 1e6;
 const SIZE_GOALS = { server: 40, controller: 40, sandbox: 150 };
 const RSS_GOALS = { server: 100, controller: 80 };
@@ -40,6 +43,13 @@ function podOf(name, dir, kubeconfig) {
 function podman(args, options = {}) {
   const engine = findEngine();
   return spawnSync(engine[0], [...engine.slice(1), ...args], { encoding: 'utf8', ...options });
+}
+
+/** The median idle RSS of STARTS starts of `tag` (one after the other). */
+async function medianIdleRss(tag, pod) {
+  const samples = [];
+  for (let i = 0; i < STARTS; i++) samples.push(await idleRss(tag, pod));
+  return median(samples);
 }
 
 /** Starts `tag` as its pod, waits for its ready log line, idles IDLE_MS, returns the app's RSS in MB. */
@@ -103,7 +113,7 @@ export async function runImagesBench() {
     for (const { name, tag, cached } of images) {
       const pod = podOf(name, dir, readFileSync(cluster.kubeconfigPath, 'utf8'));
       const before = beforePrefix ? latestTag(beforePrefix, name) : undefined;
-      const measure = async (t) => ({ size: imageSize(t), rss: pod ? await idleRss(t, pod) : NaN });
+      const measure = async (t) => ({ size: imageSize(t), rss: pod ? await medianIdleRss(t, pod) : NaN });
       rows.push({ name, cached, after: await measure(tag), before: before ? await measure(before) : undefined });
     }
   } finally {
@@ -112,7 +122,7 @@ export async function runImagesBench() {
   }
   const mb = (value) => (Number.isNaN(value) ? '—' : `${value.toFixed(1)} MB`);
   console.log(`\nBase: ${base.standIn ?? `${base.ref} (official)`}; ${mb(baseSize)}. Images ${images.every((i) => i.cached) ? 'reused (content hash)' : 'built'} in ${buildSeconds.toFixed(0)} s.`);
-  printTable(`Images: size over the base and idle RSS (UID 1001, read-only root, ${IDLE_MS / 1000} s after ready)`,
+  printTable(`Images: size over the base and idle RSS (UID 1001, read-only root, ${IDLE_MS / 1000} s after ready, median of ${STARTS} starts)`,
     ['image', 'size', 'added over base', 'goal (added)', 'idle RSS', 'goal (RSS)'],
     rows.map(({ name, after }) => [name, mb(after.size), mb(after.size - baseSize), SIZE_GOALS[name] ? `≤ ${SIZE_GOALS[name]} MB` : '—', mb(after.rss), RSS_GOALS[name] ? `≤ ${RSS_GOALS[name]} MB` : '—']));
   if (rows.some((row) => row.before)) {
