@@ -25,7 +25,9 @@ export async function runGateway(config: EgressGatewayConfig, logger: Logger): P
   collectDefaultMetrics({ register: registry });
   const kubeConfig = loadKubeConfig(config.kubeconfig);
   const api = new ClientNodeEgressApi(kubeConfig, config.namespace, config.instanceName, registry);
-  const routes = new Routes(config.routes);
+  // A refused host's 403 names both ways to allow it: the routes file (kustomize: the routes ConfigMap) and the
+  // CliMcpInstance field the operator renders that file from (C-EGR-2).
+  const routes = new Routes(config.routes, (key) => ({ routes_file: `add "${key}" to "allow" in ${config.routesFile}`, field: 'spec.proxy.targets[].domains' }));
   const stopping = new AbortController();
   const informerLog = logger.child({ component: 'pod-informer' });
   const informer = new ListWatchPodInformer({

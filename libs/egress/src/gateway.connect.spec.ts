@@ -62,10 +62,10 @@ describe('an allowed route', () => {
 });
 
 describe('refusals (issue 20 item 5)', () => {
-  it('refuses a host that is not allowed with a 403 naming the flag and the field', async () => {
+  it('refuses a host that is not allowed with a 403 naming the flag that would allow it', async () => {
     const { response } = await openTunnel(gw.port, 'other.example.test:443');
     expect(response.status).toBe(403);
-    expect(JSON.parse(response.body)).toMatchObject({ error: 'not_allowed', host: 'other.example.test:443', flag: '--egress-allow other.example.test:443', field: 'spec.proxy.targets[].domains' });
+    expect(JSON.parse(response.body)).toEqual({ error: 'not_allowed', message: expect.any(String), host: 'other.example.test:443', flag: '--egress-allow other.example.test:443' });
     expect(gw.audit.at(-1)).toMatchObject({ method: 'CONNECT', decision: 'deny', reason: 'not_allowed', route: 'none' });
   });
 

@@ -13,6 +13,13 @@ describe('Routes', () => {
     }
   });
 
+  it('names what would allow a refused host: --egress-allow by default, the host\'s own hint otherwise (C-EGR-2)', () => {
+    const hinted = new Routes([], (key) => ({ routes_file: `add "${key}" to "allow" in routes.json`, field: 'spec.proxy.targets[].domains' }));
+    expect(() => hinted.match(parseAuthority('x.test:443'))).toThrow(
+      expect.objectContaining({ details: { host: 'x.test:443', routes_file: 'add "x.test:443" to "allow" in routes.json', field: 'spec.proxy.targets[].domains' } }),
+    );
+  });
+
   it('refuses wildcards and one host:port listed twice as different kinds', () => {
     expect(() => new Routes([{ kind: 'allow', authority: '*.example.com:443' }])).toThrow(/wildcards/);
     expect(() => new Routes([{ kind: 'allow', authority: 'a.test:443' }, { kind: 'kubernetes', authority: 'A.test:443', ca: PEM, credential: { token: 't' } }])).toThrow(/both/);

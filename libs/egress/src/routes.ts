@@ -28,6 +28,9 @@ export type Route = RouteSpec & { readonly target: Authority };
 /** The bounded `route` label of metrics and audit: the kind, never a host name. */
 export type RouteLabel = 'allow' | 'kubernetes' | 'none';
 
+/** What a 403 names as the way to allow `key` (fields of its JSON body). */
+export type AllowHint = (key: string) => Readonly<Record<string, string>>;
+
 /**
  * One allow-list entry (`--egress-allow`, the gateway's `--routes-file`) as its canonical key, or an error saying
  * why not: the same strict authority rules as requests (C-EGR-2), and no wildcards.
@@ -45,7 +48,14 @@ export function parseAllowEntry(entry: string): string {
 export class Routes {
   private readonly byKey = new Map<string, Route>();
 
-  constructor(specs: readonly RouteSpec[]) {
+  /**
+   * `allowHint` says, in a 403's JSON body, what would allow a refused `host:port` where this gateway runs (C-EGR-2):
+   * the local server's `--egress-allow` by default; the Kubernetes gateway names its routes file and the CR field.
+   */
+  constructor(
+    specs: readonly RouteSpec[],
+    private readonly allowHint: AllowHint = (key) => ({ flag: `--egress-allow ${key}` }),
+  ) {
     for (const spec of specs) {
       if (spec.authority.includes('*')) throw new EgressError('bad_authority', `route ${spec.authority}: wildcards are not supported; list each HOST:PORT`);
       const target = parseAuthority(spec.authority);
@@ -65,15 +75,11 @@ export class Routes {
     return [...this.byKey.values()];
   }
 
-  /** The route of a canonical authority, or a 403 naming the flag and field that would allow it. */
+  /** The route of a canonical authority, or a 403 naming what would allow it (`allowHint`). */
   match(target: Authority): Route {
     const route = this.byKey.get(target.key);
     if (route) return route;
-    throw new EgressError('not_allowed', `${target.key} is not an allowed egress route`, {
-      host: target.key,
-      flag: `--egress-allow ${target.key}`,
-      field: 'spec.proxy.targets[].domains',
-    });
+    throw new EgressError('not_allowed', `${target.key} is not an allowed egress route`, { host: target.key, ...this.allowHint(target.key) });
   }
 }
 

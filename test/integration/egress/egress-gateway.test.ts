@@ -144,6 +144,14 @@ describe.skipIf(egressSkipReason)('cli-mcp-egress (built) against the fake API s
       expect(response.body).toContain('this connection belongs to no session');
     }
     expect(first!.audit().filter((r) => r.reason === 'not_allowed' && r.session === '').length).toBeGreaterThanOrEqual(2);
+    // A session's CONNECT to a host outside the routes: the 403 names this gateway's ways to allow it, the routes
+    // file and the CR field, not the local server's --egress-allow (C-EGR-2).
+    const refused = await openTunnel(first!.proxyPort, 'elsewhere.example:443', sessionIp);
+    expect(refused.response.status).toBe(403);
+    const body = JSON.parse(refused.response.body) as Record<string, string>;
+    expect(body).toMatchObject({ error: 'not_allowed', host: 'elsewhere.example:443', field: 'spec.proxy.targets[].domains' });
+    expect(body['routes_file']).toMatch(/^add "elsewhere\.example:443" to "allow" in \S+routes\S*\.json$/);
+    expect(body).not.toHaveProperty('flag');
   }, 60_000);
 
   it('serves a session pod: the credential is injected (a stolen token is replaced), one audit line names the session', async () => {

@@ -13,6 +13,8 @@ export interface EgressGatewayConfig {
   readonly adminPort: number;
   /** Every route: the allow-list of `--routes-file`, then the clusters of `--kubeconfig-file`. */
   readonly routes: readonly RouteSpec[];
+  /** `--routes-file` as given: a refused host's 403 names it (C-EGR-2). */
+  readonly routesFile: string;
   /** The parsed investigation kubeconfig (`--kubeconfig-file`), for the sandboxes' dummy copy. */
   readonly investigation: { readonly path: string; readonly config: Kubeconfig } | undefined;
   readonly caSecret: string;

@@ -52,6 +52,7 @@ export async function loadEgressConfig(io: EgressConfigEnvironment): Promise<Con
       proxyPort: settings.proxyPort,
       adminPort: settings.adminPort,
       routes,
+      routesFile: settings.routesFile!,
       investigation,
       caSecret: settings.caSecret!,
       sandboxConfigMap: settings.sandboxConfigMap!,
