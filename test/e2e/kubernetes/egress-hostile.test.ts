@@ -141,13 +141,15 @@ describe.skipIf(egressSkipReason)('hostile commands inside a Kubernetes sandbox 
     for (const token of [INVESTIGATION.token, SERVER.token]) expect(seen).not.toContain(token);
   }, 120_000);
 
-  it('a host not in the routes, an IP literal and a variant of the API address get 403 naming the host and the flag', async () => {
+  it('a host not in the routes, an IP literal and a variant of the API address get 403 naming the host, the routes file and the CR field', async () => {
     const api = new URL(cluster.url);
     for (const authority of ['example.com:443', '10.0.0.1:443', `[::ffff:${api.hostname}]:${api.port}`, `localhost:${api.port}`]) {
       const run = await sh(rawThroughProxy(`CONNECT ${authority} HTTP/1.1\nHost: ${authority}\n`));
       expect(run.stdout).toMatch(/^HTTP\/1\.1 403 /);
       expect(run.stdout).toContain('"error":"not_allowed"');
-      expect(run.stdout).toContain('--egress-allow');
+      // C-EGR-2 on Kubernetes: the 403 names the gateway's routes file and the CR field, not the laptop's flag.
+      expect(run.stdout).toContain('"routes_file":"add ');
+      expect(run.stdout).toContain('"field":"spec.proxy.targets[].domains"');
     }
     const curl = await sh('curl -sS --max-time 20 https://example.com/ 2>&1; echo " exit=$?"');
     expect(curl.stdout).toMatch(/403/);
