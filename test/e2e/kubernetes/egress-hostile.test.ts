@@ -22,6 +22,7 @@ import { buildSandboxEgressPolicy } from '@cli-mcp/podspec';
 import { ENDPOINT_SLICES, NETWORK_POLICIES, SECRETS, startFakeCluster, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTunnel } from '../../../libs/egress/test/client.js';
+import { pythonClientUnavailable, SYSTEM_PYTHON } from '../../integration/fake-kube/python-client.js';
 import { egressSkipReason, startEgressProcess, type EgressProcess } from '../../integration/egress/support/egress-process.js';
 import { bash, connectHttpClient, eventually, structuredOf, textOf } from '../mcp/support/mcp-client.js';
 import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
@@ -34,6 +35,10 @@ const SESSION = 'inv-egress-hostile';
 const SESSION_LABEL = 'cli-mcp.redhat.com/session-id';
 const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
 const USERNAME = `python3 -c "import json,sys; print(json.load(sys.stdin)['status']['userInfo']['username'])"`;
+
+// python3-kubernetes lives in the system Python (.ci/run installs it): under CI=true its test runs, never skips.
+const pythonUnavailable = pythonClientUnavailable();
+const inCi = process.env['CI'] === 'true';
 
 let cluster: FakeCluster;
 let gateway: EgressProcess;
@@ -179,6 +184,56 @@ describe.skipIf(egressSkipReason)('hostile commands inside a Kubernetes sandbox 
     const reviews = cluster.requests.entries({ resource: 'selfsubjectreviews' });
     expect(reviews.length).toBeGreaterThanOrEqual(2);
     for (const record of reviews) expect({ user: record.user, token: record.bearerToken, impersonatedBy: record.impersonatedBy }).toEqual({ user: INVESTIGATION.user, token: INVESTIGATION.token, impersonatedBy: undefined });
+  }, 120_000);
+
+  it.skipIf(pythonUnavailable !== undefined && !inCi)('python3-kubernetes with the dummy kubeconfig lists pods as the investigation user, also with a stolen api_key', async () => {
+    // python3-kubernetes 22.x reads neither HTTPS_PROXY nor the kubeconfig's proxy-url: its Configuration.proxy is
+    // the only way to a proxy, so the script sets it from the sandbox's environment, as a user of this client must.
+    const script = [
+      'import os, sys',
+      'from kubernetes import client, config',
+      'from kubernetes.client.rest import ApiException',
+      'configuration = client.Configuration()',
+      'config.load_kube_config(client_configuration=configuration)',
+      "configuration.proxy = os.environ['HTTPS_PROXY']",
+      "def pods():",
+      "    try: return str(len(client.CoreV1Api(client.ApiClient(configuration)).list_namespaced_pod(sys.argv[1]).items))",
+      "    except ApiException as e: return 'refused %d' % e.status",
+      'print(pods())',
+      `configuration.api_key = {'authorization': 'Bearer ${STOLEN.token}'}`,
+      'print(pods())',
+    ].join('\n');
+    const before = cluster.requests.count();
+    // The fake API server is on 127.0.0.1, which NO_PROXY names (a cluster's API address is not): cleared here.
+    const run = await sh(`cat > "$TMPDIR/kube.py" <<'EOF'\n${script}\nEOF\nNO_PROXY= no_proxy= ${SYSTEM_PYTHON} "$TMPDIR/kube.py" ${NS}`);
+    expect(run).toMatchObject({ exit_code: 0 });
+    const [dummy, stolen] = run.stdout.trim().split('\n');
+    expect(dummy).toMatch(/^[1-9]\d*$/);
+    // The stolen token is stripped and replaced (C-EGR-5): a refusal would be as good; the log below says which.
+    expect(stolen).toMatch(/^[1-9]\d*$|^refused /);
+    const fromPython = cluster.requests.entries({ resource: 'pods', verb: 'list' }).filter((r) => r.seq > before && r.userAgent?.startsWith('OpenAPI-Generator/'));
+    expect(fromPython).toHaveLength(2);
+    for (const record of fromPython) expect({ user: record.user, token: record.bearerToken, impersonatedBy: record.impersonatedBy }).toEqual({ user: INVESTIGATION.user, token: INVESTIGATION.token, impersonatedBy: undefined });
+    expect(cluster.requests.entries().filter((r) => r.bearerToken === PLACEHOLDER_TOKEN || r.bearerToken === STOLEN.token)).toEqual([]);
+  }, 120_000);
+
+  it('inside a tunnel to the API, a Host header naming another host reaches the API as the CONNECT target', async () => {
+    const before = cluster.requests.count();
+    const run = await sh(`NO_PROXY= no_proxy= curl -sS -o /dev/null -w '%{http_code}' --max-time 20 --cacert "$NODE_EXTRA_CA_CERTS" -A hostile-host -H 'Host: other.example:443' https://${apiAuthority}/api/v1/namespaces/${NS}/pods`);
+    // The gateway pins Host rather than refusing (C-EGR-4, libs/egress headers.ts): the fake API server logs what it got.
+    expect(run.stdout).toBe('200');
+    const seen = cluster.requests.entries().filter((r) => r.seq > before && r.userAgent === 'hostile-host');
+    expect(seen.map((r) => ({ host: r.host, user: r.user }))).toEqual([{ host: apiAuthority, user: INVESTIGATION.user }]);
+  }, 120_000);
+
+  it('raw Impersonate-User and Impersonate-Group headers inside a tunnel are stripped: the API sees the investigation user itself', async () => {
+    const before = cluster.requests.count();
+    const headers = `-H 'Impersonate-User: system:admin' -H 'Impersonate-Group: system:masters' -H 'Impersonate-Uid: 0' -H 'Impersonate-Extra-Scopes: all'`;
+    const run = await sh(`NO_PROXY= no_proxy= curl -sS --max-time 20 --cacert "$NODE_EXTRA_CA_CERTS" -A hostile-impersonation -X POST ${headers} -H 'Content-Type: application/json' -d '{}' https://${apiAuthority}${WHOAMI} | ${USERNAME}`);
+    expect(run.stdout.trim()).toBe(INVESTIGATION.user);
+    const seen = cluster.requests.entries().filter((r) => r.seq > before && r.userAgent === 'hostile-impersonation');
+    // The fake API server honours Impersonate-* for any caller: had one reached it, `user` would be system:admin.
+    expect(seen.map((r) => ({ user: r.user, impersonatedBy: r.impersonatedBy, groups: r.groups }))).toEqual([{ user: INVESTIGATION.user, impersonatedBy: undefined, groups: ['system:authenticated'] }]);
   }, 120_000);
 
   it('encoded and odd exec paths, and a TLS SNI naming another host, are refused', async () => {
