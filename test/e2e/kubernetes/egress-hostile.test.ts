@@ -15,6 +15,8 @@
 // A pod process could also bind another 127/8 address and pose as another pod; in a cluster the CNI stops source
 // spoofing. Only the pod's own files, environment and processes are searched for the token: the host's are visible.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { PLACEHOLDER_TOKEN } from '@cli-mcp/egress';
@@ -234,6 +236,41 @@ describe.skipIf(egressSkipReason)('hostile commands inside a Kubernetes sandbox 
     const seen = cluster.requests.entries().filter((r) => r.seq > before && r.userAgent === 'hostile-impersonation');
     // The fake API server honours Impersonate-* for any caller: had one reached it, `user` would be system:admin.
     expect(seen.map((r) => ({ user: r.user, impersonatedBy: r.impersonatedBy, groups: r.groups }))).toEqual([{ user: INVESTIGATION.user, impersonatedBy: undefined, groups: ['system:authenticated'] }]);
+  }, 120_000);
+
+  it('a 302 from the API to another host the gateway can reach, or to exec, is passed back, never followed; following it is refused', async () => {
+    // Another host the gateway could reach: had it followed the redirect, this server would see the request (and
+    // the injected token).
+    const reached: IncomingHttpHeaders[] = [];
+    const elsewhere = createServer((req, res) => {
+      reached.push(req.headers);
+      res.end('stolen');
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    const toElsewhere = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/stolen`;
+    const toExec = `https://${apiAuthority}/api/v1/namespaces/${NS}/pods/${String(podOf()?.metadata.name)}/exec?command=id`;
+    const found = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Found', message: 'moved', code: 302 } as const;
+    // The API server (or whatever fronts it) redirects: the fake's fault rules answer with a Location.
+    const rules = [
+      cluster.faults.add({ pathPattern: /\/configmaps\/to-elsewhere$/, status: found, headers: { Location: toElsewhere } }),
+      cluster.faults.add({ pathPattern: /\/configmaps\/to-subresource$/, status: found, headers: { Location: toExec } }),
+    ];
+    try {
+      const base = `https://${apiAuthority}/api/v1/namespaces/${NS}/configmaps`;
+      const curl = `NO_PROXY= no_proxy= curl -s --max-time 20 --cacert "$NODE_EXTRA_CA_CERTS"`;
+      const run = await sh([
+        ...['to-elsewhere', 'to-subresource'].map((name) => `${curl} -o /dev/null -w '%{http_code} %{redirect_url}\\n' ${base}/${name}`),
+        ...['to-elsewhere', 'to-subresource'].map((name) => `${curl} -L -o /dev/null -w '%{http_code} %{num_redirects}\\n' ${base}/${name}`),
+        `NO_PROXY= no_proxy= python3 -c "import os, requests; r = requests.get('${base}/to-elsewhere', verify=os.environ['NODE_EXTRA_CA_CERTS']); print(r.history[0].status_code, r.status_code, r.json()['error'])"`,
+      ].join('; '));
+      expect(run.stdout.trim().split('\n')).toEqual([`302 ${toElsewhere}`, `302 ${toExec}`, '403 1', '403 1', '302 403 not_allowed']);
+    } finally {
+      for (const rule of rules) rule.remove();
+      await new Promise((resolve) => elsewhere.close(resolve));
+    }
+    expect(reached).toEqual([]);
+    expect(cluster.requests.entries({ path: /\/exec$/ })).toEqual([]);
+    expect(gateway.audit().some((a) => a['session'] === SESSION && a['decision'] === 'deny' && /\/exec$/.test(String(a['path'])))).toBe(true);
   }, 120_000);
 
   it('encoded and odd exec paths, and a TLS SNI naming another host, are refused', async () => {
