@@ -1,12 +1,10 @@
 // Issue 20 item 5 on Kubernetes (C-EGR-1, C-EGR-2, C-EGR-5, C-EGR-6): hostile commands from INSIDE a real sandbox
-// pod. MCP SDK client → built server (`--backend kubernetes --egress-gateway`) → fake API server → fake kubelet →
-// real sandbox agent and bash; the BUILT `cli-mcp-egress` runs against the same fake cluster, alone holding the
-// investigation kubeconfig (a real bearer token), with that cluster as its Kubernetes route.
-//
-// How a pod's traffic reaches the gateway: the kubelet's PodNetwork (libs/testing fake-kube/kubelet/pod-network.ts)
-// stands in for cluster DNS + kube-proxy. `http://oc-egress.cli-mcp.svc:3128` in the pod's env and in its mounted
-// dummy kubeconfig becomes `<pod IP>:3128`, relayed to the Service's EndpointSlice (the gateway) FROM the pod IP,
-// so the gateway attributes the connection by source address exactly as in a cluster.
+// pod, behind the built `cli-mcp-egress` (the cluster: support/hostile-sandbox.ts). Covered here: kubectl with
+// --token/--as/--insecure-skip-tls-verify, the token scan of the pod, hosts outside the routes, exec/attach/
+// port-forward/cp, curl and python3 requests with a stolen token, encoded exec paths, a foreign SNI, an absolute-form
+// URL or nested CONNECT inside the tunnel, DNS to loopback, bypassing the proxy, spoofed and revoked source
+// addresses, the gateway going down. python3-kubernetes, a foreign Host header, raw Impersonate-* headers and
+// redirects: egress-hostile-clients.test.ts.
 //
 // What the fake cannot enforce, and is therefore asserted differently (docs/egress.md, "Hostile tests on the fake
 // cluster"): the fake has no NetworkPolicy enforcement, no network namespace, no filesystem or PID isolation. A
@@ -14,95 +12,33 @@
 // identity (401), and that the sandbox NetworkPolicy the gate requires allows nothing but the gateway (and DNS).
 // A pod process could also bind another 127/8 address and pose as another pod; in a cluster the CNI stops source
 // spoofing. Only the pod's own files, environment and processes are searched for the token: the host's are visible.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { readFileSync } from 'node:fs';
 import { PLACEHOLDER_TOKEN } from '@cli-mcp/egress';
-import { buildSandboxEgressPolicy } from '@cli-mcp/podspec';
-import { ENDPOINT_SLICES, NETWORK_POLICIES, SECRETS, startFakeCluster, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
+import { ENDPOINT_SLICES, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTunnel } from '../../../libs/egress/test/client.js';
-import { pythonClientUnavailable, SYSTEM_PYTHON } from '../../integration/fake-kube/python-client.js';
-import { egressSkipReason, startEgressProcess, type EgressProcess } from '../../integration/egress/support/egress-process.js';
-import { bash, connectHttpClient, eventually, structuredOf, textOf } from '../mcp/support/mcp-client.js';
-import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
+import { egressSkipReason, type EgressProcess } from '../../integration/egress/support/egress-process.js';
+import { bash, connectHttpClient, eventually, structuredOf } from '../mcp/support/mcp-client.js';
+import type { ServerProcess } from '../mcp/support/server-process.js';
+import { INVESTIGATION, NS, SERVER, startHostileSandbox, STOLEN, USERNAME, WHOAMI, type HostileSandbox } from './support/hostile-sandbox.js';
 
-const NS = 'cli-mcp';
-const SERVER = { token: 'server-token-0123', user: 'cli-mcp-server' };
-const INVESTIGATION = { token: 'investigation-token-4567', user: 'investigator' };
-const STOLEN = { token: 'STOLEN-token-89ab', user: 'attacker' };
 const SESSION = 'inv-egress-hostile';
-const SESSION_LABEL = 'cli-mcp.redhat.com/session-id';
-const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
-const USERNAME = `python3 -c "import json,sys; print(json.load(sys.stdin)['status']['userInfo']['username'])"`;
 
-// python3-kubernetes lives in the system Python (.ci/run installs it): under CI=true its test runs, never skips.
-const pythonUnavailable = pythonClientUnavailable();
-const inCi = process.env['CI'] === 'true';
-
+let box: HostileSandbox;
 let cluster: FakeCluster;
 let gateway: EgressProcess;
 let server: ServerProcess;
-let dir: string;
-let client: Client;
 let apiAuthority: string;
 
 beforeAll(async () => {
   if (egressSkipReason) return;
-  cluster = await startFakeCluster({
-    namespace: NS, users: { [SERVER.token]: SERVER.user, [INVESTIGATION.token]: INVESTIGATION.user, [STOLEN.token]: STOLEN.user }, token: SERVER.token,
-    kubelet: { speedup: 20, maxTerminationGraceMs: 2_000, stopGraceMs: 1_000 },
-  });
-  apiAuthority = new URL(cluster.url).host;
-  dir = tempDir('kube-egress-hostile');
-  const investigation = await cluster.server.writeKubeconfig(join(dir, 'investigation.kubeconfig'), NS, { token: INVESTIGATION.token });
-  // An allowed name that resolves to loopback: the gateway must refuse the address it resolved (C-EGR-3).
-  writeFileSync(join(dir, 'routes.json'), JSON.stringify({ allow: ['localhost:1'] }));
-  // The real investigation kubeconfig, as the Secret the gateway mounts in a deployment: without --egress-gateway
-  // every sandbox would mount it (and the token scan below would find it).
-  cluster.api.create(SECRETS, NS, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cli-mcp-oc-kubeconfig' }, stringData: { kubeconfig: readFileSync(investigation, 'utf8') } });
-  gateway = await startEgressProcess([
-    '--namespace', NS, '--instance-name', 'oc', '--kubeconfig', cluster.kubeconfigPath, '--kubeconfig-file', investigation,
-    '--routes-file', join(dir, 'routes.json'), '--ca-secret', 'oc-egress-ca', '--sandbox-configmap', 'oc-egress-sandbox',
-    '--sandbox-proxy-url', `http://oc-egress.${NS}.svc:3128`,
-  ]);
-  await gateway.untilLog('published the sandbox ConfigMap', 60_000);
-  // The gateway Service's endpoints (what the kubelet's PodNetwork relays to, and what the gate checks) and the
-  // sandbox NetworkPolicy: the gate opens only with both (C-EGR-6).
-  cluster.api.create(ENDPOINT_SLICES, NS, {
-    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'oc-egress-local', labels: { 'kubernetes.io/service-name': 'oc-egress' } },
-    addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'proxy', port: gateway.proxyPort, protocol: 'TCP' }],
-  });
-  cluster.api.create(NETWORK_POLICIES, NS, buildSandboxEgressPolicy({ namespace: NS, instanceName: 'oc' }) as unknown as KubeObject);
-  const keyFile = join(dir, 'hmac.key');
-  writeFileSync(keyFile, `${'cd'.repeat(32)}\n`, { mode: 0o600 });
-  server = await startHttpServer({
-    args: [
-      '--backend', 'kubernetes', '--kubeconfig', cluster.kubeconfigPath, '--namespace', NS, '--instance-name', 'oc',
-      '--sandbox-image', 'quay.io/example/cli-mcp-sandbox:test', '--kubeconfig-secret', 'cli-mcp-oc-kubeconfig',
-      '--sandbox-service-account', 'cli-mcp-oc-sandbox', '--hmac-key-file', keyFile, '--sandbox-termination-grace-period', '1',
-      '--egress-gateway', '--eager-acquire=false',
-    ],
-  });
-  client = await connectHttpClient(server.mcpUrl, SESSION);
+  box = await startHostileSandbox(SESSION);
+  ({ cluster, gateway, server, apiAuthority } = box);
 }, 180_000);
 
-afterAll(async () => {
-  await client?.close().catch(() => undefined);
-  await server?.stop();
-  await gateway?.stop('SIGKILL');
-  await cluster?.stop();
-  if (dir) removeDir(dir);
-}, 60_000);
+afterAll(() => box?.stop(), 60_000);
 
-/** Runs `command` in the session's sandbox; the result must not be an MCP tool error. */
-async function sh(command: string): Promise<{ stdout: string; stderr: string; exit_code: number }> {
-  const result = await bash(client, command, 60);
-  if (result.isError) throw new Error(`bash failed: ${textOf(result)}`);
-  return structuredOf(result);
-}
+const sh = (command: string): ReturnType<HostileSandbox['sh']> => box.sh(command);
 
 /** A raw request to the gateway from inside the sandbox (bash's /dev/tcp), through the pod's proxy address. */
 function rawThroughProxy(request: string): string {
@@ -110,7 +46,7 @@ function rawThroughProxy(request: string): string {
   return `p=\${HTTPS_PROXY#http://}; p=\${p%/}; exec 3<>"/dev/tcp/\${p%:*}/\${p##*:}"; printf '${text}\\r\\n' >&3; timeout 10 cat <&3`;
 }
 
-const podOf = (): KubeObject | undefined => cluster.store.list('pods', NS).find((p) => p.metadata.labels?.[SESSION_LABEL] === SESSION && !p.metadata.deletionTimestamp);
+const podOf = (): KubeObject | undefined => box.podOf();
 const podIp = (): string => String((podOf()?.['status'] as { podIP?: string } | undefined)?.podIP ?? '');
 
 describe.skipIf(egressSkipReason)('hostile commands inside a Kubernetes sandbox behind cli-mcp-egress (issue 20 item 5)', () => {
@@ -186,91 +122,6 @@ describe.skipIf(egressSkipReason)('hostile commands inside a Kubernetes sandbox 
     const reviews = cluster.requests.entries({ resource: 'selfsubjectreviews' });
     expect(reviews.length).toBeGreaterThanOrEqual(2);
     for (const record of reviews) expect({ user: record.user, token: record.bearerToken, impersonatedBy: record.impersonatedBy }).toEqual({ user: INVESTIGATION.user, token: INVESTIGATION.token, impersonatedBy: undefined });
-  }, 120_000);
-
-  it.skipIf(pythonUnavailable !== undefined && !inCi)('python3-kubernetes with the dummy kubeconfig lists pods as the investigation user, also with a stolen api_key', async () => {
-    // python3-kubernetes 22.x reads neither HTTPS_PROXY nor the kubeconfig's proxy-url: its Configuration.proxy is
-    // the only way to a proxy, so the script sets it from the sandbox's environment, as a user of this client must.
-    const script = [
-      'import os, sys',
-      'from kubernetes import client, config',
-      'from kubernetes.client.rest import ApiException',
-      'configuration = client.Configuration()',
-      'config.load_kube_config(client_configuration=configuration)',
-      "configuration.proxy = os.environ['HTTPS_PROXY']",
-      "def pods():",
-      "    try: return str(len(client.CoreV1Api(client.ApiClient(configuration)).list_namespaced_pod(sys.argv[1]).items))",
-      "    except ApiException as e: return 'refused %d' % e.status",
-      'print(pods())',
-      `configuration.api_key = {'authorization': 'Bearer ${STOLEN.token}'}`,
-      'print(pods())',
-    ].join('\n');
-    const before = cluster.requests.count();
-    // The fake API server is on 127.0.0.1, which NO_PROXY names (a cluster's API address is not): cleared here.
-    const run = await sh(`cat > "$TMPDIR/kube.py" <<'EOF'\n${script}\nEOF\nNO_PROXY= no_proxy= ${SYSTEM_PYTHON} "$TMPDIR/kube.py" ${NS}`);
-    expect(run).toMatchObject({ exit_code: 0 });
-    const [dummy, stolen] = run.stdout.trim().split('\n');
-    expect(dummy).toMatch(/^[1-9]\d*$/);
-    // The stolen token is stripped and replaced (C-EGR-5): a refusal would be as good; the log below says which.
-    expect(stolen).toMatch(/^[1-9]\d*$|^refused /);
-    const fromPython = cluster.requests.entries({ resource: 'pods', verb: 'list' }).filter((r) => r.seq > before && r.userAgent?.startsWith('OpenAPI-Generator/'));
-    expect(fromPython).toHaveLength(2);
-    for (const record of fromPython) expect({ user: record.user, token: record.bearerToken, impersonatedBy: record.impersonatedBy }).toEqual({ user: INVESTIGATION.user, token: INVESTIGATION.token, impersonatedBy: undefined });
-    expect(cluster.requests.entries().filter((r) => r.bearerToken === PLACEHOLDER_TOKEN || r.bearerToken === STOLEN.token)).toEqual([]);
-  }, 120_000);
-
-  it('inside a tunnel to the API, a Host header naming another host reaches the API as the CONNECT target', async () => {
-    const before = cluster.requests.count();
-    const run = await sh(`NO_PROXY= no_proxy= curl -sS -o /dev/null -w '%{http_code}' --max-time 20 --cacert "$NODE_EXTRA_CA_CERTS" -A hostile-host -H 'Host: other.example:443' https://${apiAuthority}/api/v1/namespaces/${NS}/pods`);
-    // The gateway pins Host rather than refusing (C-EGR-4, libs/egress headers.ts): the fake API server logs what it got.
-    expect(run.stdout).toBe('200');
-    const seen = cluster.requests.entries().filter((r) => r.seq > before && r.userAgent === 'hostile-host');
-    expect(seen.map((r) => ({ host: r.host, user: r.user }))).toEqual([{ host: apiAuthority, user: INVESTIGATION.user }]);
-  }, 120_000);
-
-  it('raw Impersonate-User and Impersonate-Group headers inside a tunnel are stripped: the API sees the investigation user itself', async () => {
-    const before = cluster.requests.count();
-    const headers = `-H 'Impersonate-User: system:admin' -H 'Impersonate-Group: system:masters' -H 'Impersonate-Uid: 0' -H 'Impersonate-Extra-Scopes: all'`;
-    const run = await sh(`NO_PROXY= no_proxy= curl -sS --max-time 20 --cacert "$NODE_EXTRA_CA_CERTS" -A hostile-impersonation -X POST ${headers} -H 'Content-Type: application/json' -d '{}' https://${apiAuthority}${WHOAMI} | ${USERNAME}`);
-    expect(run.stdout.trim()).toBe(INVESTIGATION.user);
-    const seen = cluster.requests.entries().filter((r) => r.seq > before && r.userAgent === 'hostile-impersonation');
-    // The fake API server honours Impersonate-* for any caller: had one reached it, `user` would be system:admin.
-    expect(seen.map((r) => ({ user: r.user, impersonatedBy: r.impersonatedBy, groups: r.groups }))).toEqual([{ user: INVESTIGATION.user, impersonatedBy: undefined, groups: ['system:authenticated'] }]);
-  }, 120_000);
-
-  it('a 302 from the API to another host the gateway can reach, or to exec, is passed back, never followed; following it is refused', async () => {
-    // Another host the gateway could reach: had it followed the redirect, this server would see the request (and
-    // the injected token).
-    const reached: IncomingHttpHeaders[] = [];
-    const elsewhere = createServer((req, res) => {
-      reached.push(req.headers);
-      res.end('stolen');
-    });
-    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
-    const toElsewhere = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/stolen`;
-    const toExec = `https://${apiAuthority}/api/v1/namespaces/${NS}/pods/${String(podOf()?.metadata.name)}/exec?command=id`;
-    const found = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Found', message: 'moved', code: 302 } as const;
-    // The API server (or whatever fronts it) redirects: the fake's fault rules answer with a Location.
-    const rules = [
-      cluster.faults.add({ pathPattern: /\/configmaps\/to-elsewhere$/, status: found, headers: { Location: toElsewhere } }),
-      cluster.faults.add({ pathPattern: /\/configmaps\/to-subresource$/, status: found, headers: { Location: toExec } }),
-    ];
-    try {
-      const base = `https://${apiAuthority}/api/v1/namespaces/${NS}/configmaps`;
-      const curl = `NO_PROXY= no_proxy= curl -s --max-time 20 --cacert "$NODE_EXTRA_CA_CERTS"`;
-      const run = await sh([
-        ...['to-elsewhere', 'to-subresource'].map((name) => `${curl} -o /dev/null -w '%{http_code} %{redirect_url}\\n' ${base}/${name}`),
-        ...['to-elsewhere', 'to-subresource'].map((name) => `${curl} -L -o /dev/null -w '%{http_code} %{num_redirects}\\n' ${base}/${name}`),
-        `NO_PROXY= no_proxy= python3 -c "import os, requests; r = requests.get('${base}/to-elsewhere', verify=os.environ['NODE_EXTRA_CA_CERTS']); print(r.history[0].status_code, r.status_code, r.json()['error'])"`,
-      ].join('; '));
-      expect(run.stdout.trim().split('\n')).toEqual([`302 ${toElsewhere}`, `302 ${toExec}`, '403 1', '403 1', '302 403 not_allowed']);
-    } finally {
-      for (const rule of rules) rule.remove();
-      await new Promise((resolve) => elsewhere.close(resolve));
-    }
-    expect(reached).toEqual([]);
-    expect(cluster.requests.entries({ path: /\/exec$/ })).toEqual([]);
-    expect(gateway.audit().some((a) => a['session'] === SESSION && a['decision'] === 'deny' && /\/exec$/.test(String(a['path'])))).toBe(true);
   }, 120_000);
 
   it('encoded and odd exec paths, and a TLS SNI naming another host, are refused', async () => {
