@@ -8,7 +8,7 @@
 // - a 302 from the API (a fake fault rule with a Location) to another host the gateway can reach, or to exec:
 //   passed back unchanged, never followed by the gateway; a client that follows it is refused.
 // Not covered on Kubernetes: a redirect from a non-Kubernetes allow route. The fake cluster's hosts are all on
-// loopback, which the gateway refuses for allow routes (C-EGR-3); the unit spec (libs/egress gateway.connect.spec.ts)
+// loopback, which the gateway refuses for allow routes (C-EGR-3); the unit spec (libs/egress/src/gateway.connect.spec.ts)
 // covers that case with a test resolver.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
