@@ -1,12 +1,10 @@
 // Issue 20 item 5 on Kubernetes (C-EGR-1, C-EGR-2, C-EGR-5, C-EGR-6): hostile commands from INSIDE a real sandbox
-// pod. MCP SDK client → built server (`--backend kubernetes --egress-gateway`) → fake API server → fake kubelet →
-// real sandbox agent and bash; the BUILT `cli-mcp-egress` runs against the same fake cluster, alone holding the
-// investigation kubeconfig (a real bearer token), with that cluster as its Kubernetes route.
-//
-// How a pod's traffic reaches the gateway: the kubelet's PodNetwork (libs/testing fake-kube/kubelet/pod-network.ts)
-// stands in for cluster DNS + kube-proxy. `http://oc-egress.cli-mcp.svc:3128` in the pod's env and in its mounted
-// dummy kubeconfig becomes `<pod IP>:3128`, relayed to the Service's EndpointSlice (the gateway) FROM the pod IP,
-// so the gateway attributes the connection by source address exactly as in a cluster.
+// pod, behind the built `cli-mcp-egress` (the cluster: support/hostile-sandbox.ts). Covered here: kubectl with
+// --token/--as/--insecure-skip-tls-verify, the token scan of the pod, hosts outside the routes, exec/attach/
+// port-forward/cp, curl and python3 requests with a stolen token, encoded exec paths, a foreign SNI, an absolute-form
+// URL or nested CONNECT inside the tunnel, DNS to loopback, bypassing the proxy, spoofed and revoked source
+// addresses, the gateway going down. python3-kubernetes, a foreign Host header, raw Impersonate-* headers and
+// redirects: egress-hostile-clients.test.ts.
 //
 // What the fake cannot enforce, and is therefore asserted differently (docs/egress.md, "Hostile tests on the fake
 // cluster"): the fake has no NetworkPolicy enforcement, no network namespace, no filesystem or PID isolation. A
@@ -14,88 +12,33 @@
 // identity (401), and that the sandbox NetworkPolicy the gate requires allows nothing but the gateway (and DNS).
 // A pod process could also bind another 127/8 address and pose as another pod; in a cluster the CNI stops source
 // spoofing. Only the pod's own files, environment and processes are searched for the token: the host's are visible.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { readFileSync } from 'node:fs';
 import { PLACEHOLDER_TOKEN } from '@cli-mcp/egress';
-import { buildSandboxEgressPolicy } from '@cli-mcp/podspec';
-import { ENDPOINT_SLICES, NETWORK_POLICIES, SECRETS, startFakeCluster, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
+import { ENDPOINT_SLICES, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTunnel } from '../../../libs/egress/test/client.js';
-import { egressSkipReason, startEgressProcess, type EgressProcess } from '../../integration/egress/support/egress-process.js';
-import { bash, connectHttpClient, eventually, structuredOf, textOf } from '../mcp/support/mcp-client.js';
-import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
+import { egressSkipReason, type EgressProcess } from '../../integration/egress/support/egress-process.js';
+import { bash, connectHttpClient, eventually, structuredOf } from '../mcp/support/mcp-client.js';
+import type { ServerProcess } from '../mcp/support/server-process.js';
+import { INVESTIGATION, NS, SERVER, startHostileSandbox, STOLEN, USERNAME, WHOAMI, type HostileSandbox } from './support/hostile-sandbox.js';
 
-const NS = 'cli-mcp';
-const SERVER = { token: 'server-token-0123', user: 'cli-mcp-server' };
-const INVESTIGATION = { token: 'investigation-token-4567', user: 'investigator' };
-const STOLEN = { token: 'STOLEN-token-89ab', user: 'attacker' };
 const SESSION = 'inv-egress-hostile';
-const SESSION_LABEL = 'cli-mcp.redhat.com/session-id';
-const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
-const USERNAME = `python3 -c "import json,sys; print(json.load(sys.stdin)['status']['userInfo']['username'])"`;
 
+let box: HostileSandbox;
 let cluster: FakeCluster;
 let gateway: EgressProcess;
 let server: ServerProcess;
-let dir: string;
-let client: Client;
 let apiAuthority: string;
 
 beforeAll(async () => {
   if (egressSkipReason) return;
-  cluster = await startFakeCluster({
-    namespace: NS, users: { [SERVER.token]: SERVER.user, [INVESTIGATION.token]: INVESTIGATION.user, [STOLEN.token]: STOLEN.user }, token: SERVER.token,
-    kubelet: { speedup: 20, maxTerminationGraceMs: 2_000, stopGraceMs: 1_000 },
-  });
-  apiAuthority = new URL(cluster.url).host;
-  dir = tempDir('kube-egress-hostile');
-  const investigation = await cluster.server.writeKubeconfig(join(dir, 'investigation.kubeconfig'), NS, { token: INVESTIGATION.token });
-  // An allowed name that resolves to loopback: the gateway must refuse the address it resolved (C-EGR-3).
-  writeFileSync(join(dir, 'routes.json'), JSON.stringify({ allow: ['localhost:1'] }));
-  // The real investigation kubeconfig, as the Secret the gateway mounts in a deployment: without --egress-gateway
-  // every sandbox would mount it (and the token scan below would find it).
-  cluster.api.create(SECRETS, NS, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cli-mcp-oc-kubeconfig' }, stringData: { kubeconfig: readFileSync(investigation, 'utf8') } });
-  gateway = await startEgressProcess([
-    '--namespace', NS, '--instance-name', 'oc', '--kubeconfig', cluster.kubeconfigPath, '--kubeconfig-file', investigation,
-    '--routes-file', join(dir, 'routes.json'), '--ca-secret', 'oc-egress-ca', '--sandbox-configmap', 'oc-egress-sandbox',
-    '--sandbox-proxy-url', `http://oc-egress.${NS}.svc:3128`,
-  ]);
-  await gateway.untilLog('published the sandbox ConfigMap', 60_000);
-  // The gateway Service's endpoints (what the kubelet's PodNetwork relays to, and what the gate checks) and the
-  // sandbox NetworkPolicy: the gate opens only with both (C-EGR-6).
-  cluster.api.create(ENDPOINT_SLICES, NS, {
-    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'oc-egress-local', labels: { 'kubernetes.io/service-name': 'oc-egress' } },
-    addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'proxy', port: gateway.proxyPort, protocol: 'TCP' }],
-  });
-  cluster.api.create(NETWORK_POLICIES, NS, buildSandboxEgressPolicy({ namespace: NS, instanceName: 'oc' }) as unknown as KubeObject);
-  const keyFile = join(dir, 'hmac.key');
-  writeFileSync(keyFile, `${'cd'.repeat(32)}\n`, { mode: 0o600 });
-  server = await startHttpServer({
-    args: [
-      '--backend', 'kubernetes', '--kubeconfig', cluster.kubeconfigPath, '--namespace', NS, '--instance-name', 'oc',
-      '--sandbox-image', 'quay.io/example/cli-mcp-sandbox:test', '--kubeconfig-secret', 'cli-mcp-oc-kubeconfig',
-      '--sandbox-service-account', 'cli-mcp-oc-sandbox', '--hmac-key-file', keyFile, '--sandbox-termination-grace-period', '1',
-      '--egress-gateway', '--eager-acquire=false',
-    ],
-  });
-  client = await connectHttpClient(server.mcpUrl, SESSION);
+  box = await startHostileSandbox(SESSION);
+  ({ cluster, gateway, server, apiAuthority } = box);
 }, 180_000);
 
-afterAll(async () => {
-  await client?.close().catch(() => undefined);
-  await server?.stop();
-  await gateway?.stop('SIGKILL');
-  await cluster?.stop();
-  if (dir) removeDir(dir);
-}, 60_000);
+afterAll(() => box?.stop(), 60_000);
 
-/** Runs `command` in the session's sandbox; the result must not be an MCP tool error. */
-async function sh(command: string): Promise<{ stdout: string; stderr: string; exit_code: number }> {
-  const result = await bash(client, command, 60);
-  if (result.isError) throw new Error(`bash failed: ${textOf(result)}`);
-  return structuredOf(result);
-}
+const sh = (command: string): ReturnType<HostileSandbox['sh']> => box.sh(command);
 
 /** A raw request to the gateway from inside the sandbox (bash's /dev/tcp), through the pod's proxy address. */
 function rawThroughProxy(request: string): string {
@@ -103,7 +46,7 @@ function rawThroughProxy(request: string): string {
   return `p=\${HTTPS_PROXY#http://}; p=\${p%/}; exec 3<>"/dev/tcp/\${p%:*}/\${p##*:}"; printf '${text}\\r\\n' >&3; timeout 10 cat <&3`;
 }
 
-const podOf = (): KubeObject | undefined => cluster.store.list('pods', NS).find((p) => p.metadata.labels?.[SESSION_LABEL] === SESSION && !p.metadata.deletionTimestamp);
+const podOf = (): KubeObject | undefined => box.podOf();
 const podIp = (): string => String((podOf()?.['status'] as { podIP?: string } | undefined)?.podIP ?? '');
 
 describe.skipIf(egressSkipReason)('hostile commands inside a Kubernetes sandbox behind cli-mcp-egress (issue 20 item 5)', () => {

@@ -1,7 +1,7 @@
 import { ApiException, PatchStrategy, setHeaderOptions, Watch, type CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { startFakeCluster, type FakeCluster } from '@cli-mcp/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { apiError, clientsFor } from './support.js';
+import { apiError, clientsFor, rawRequest } from './support.js';
 
 describe('fault injection and request log (observed by client-node)', () => {
   let cluster: FakeCluster;
@@ -53,6 +53,14 @@ describe('fault injection and request log (observed by client-node)', () => {
       headers: { 'retry-after': '3' },
       status: { reason: 'TooManyRequests', message: 'Too many requests, please try again later.', details: { retryAfterSeconds: 3 } },
     });
+  });
+
+  it('answers with the rule\'s extra headers: a 302 with a Location', async () => {
+    const found = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Found', message: 'moved', code: 302 } as const;
+    cluster.faults.add({ pathPattern: /\/pods$/, status: found, headers: { Location: 'https://elsewhere.test/stolen' }, times: 1 });
+    // A raw request: client-node's fetch would follow the redirect.
+    const answer = await rawRequest(`${cluster.url}/api/v1/namespaces/${ns()}/pods`, cluster.caPem);
+    expect(answer).toMatchObject({ status: 302, headers: { location: 'https://elsewhere.test/stolen' }, body: found });
   });
 
   it('holds a request until the test lets it go, while other requests are served', async () => {

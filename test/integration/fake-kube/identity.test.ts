@@ -5,6 +5,7 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
 import { AuthenticationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { RuntimeCa } from '@cli-mcp/egress';
 import { FakeKubeServer, startFakeCluster, writeKubeconfig, type FakeCluster } from '@cli-mcp/testing';
@@ -65,6 +66,21 @@ describe('fake API server: HTTPS and identity', () => {
     const otherReview = await other.auth.createSelfSubjectReview({ body: {} });
     expect(otherReview.status?.userInfo).toEqual({ username: 'other', uid: 'u-2', groups: ['devs', 'system:authenticated'] });
     expect(cluster.requests.count({ resource: 'selfsubjectreviews', user: 'other' })).toBe(1);
+  });
+
+  it('logs the Host header each request carried, as sent', async () => {
+    await rawGet(`${cluster.url}/api/v1/namespaces/default/pods`, cluster.caPem as string, 'tok-investigation');
+    expect(cluster.requests.last()).toMatchObject({ host: new URL(cluster.url).host, status: 200 });
+    // Over a raw TLS socket: node's https would take SNI and the certificate check from a Host header.
+    const { hostname, port } = new URL(cluster.url);
+    const socket = tlsConnect({ host: hostname, port: Number(port), ca: cluster.caPem as string });
+    const answered = new Promise<string>((resolve, reject) => {
+      let text = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).once('end', () => resolve(text)).once('error', reject);
+    });
+    socket.end('GET /api/v1/namespaces/default/pods HTTP/1.1\r\nHost: other.example:443\r\nAuthorization: Bearer tok-investigation\r\nConnection: close\r\n\r\n');
+    expect(await answered).toMatch(/^HTTP\/1\.1 200 /);
+    expect(cluster.requests.last()).toMatchObject({ host: 'other.example:443', status: 200 });
   });
 
   it('answers 401 with a Kubernetes Status for a token outside the table, or none, and logs no user', async () => {

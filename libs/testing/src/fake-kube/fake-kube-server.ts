@@ -317,6 +317,7 @@ export class FakeKubeServer {
       query: Object.fromEntries(info.query.entries()),
       contentType: body.contentType,
       userAgent: req.headers['user-agent'],
+      host: req.headers.host,
       bearerToken: bearerToken(req),
       body: parsed,
       verb: info.verb,

@@ -27,6 +27,11 @@ export interface FaultRule {
   status?: Status | number;
   /** Adds a `Retry-After` header (and `details.retryAfterSeconds` when `status` is a code). */
   retryAfterSeconds?: number;
+  /**
+   * Response headers added to the `status` answer, e.g. `Location` with a 302: an API server (or what fronts it)
+   * that redirects, for the egress tests that prove a redirect is passed back and never followed (C-EGR-4).
+   */
+  headers?: Record<string, string>;
   /** Destroy the socket without answering. */
   dropConnection?: boolean;
   /** For watches: serve normally, then end the stream after this many ms. */
@@ -112,7 +117,7 @@ export class FaultInjector {
     const action: FaultAction = { delayMs: rule.delayMs ?? 0, hold: rule.hold, dropConnection: rule.dropConnection ?? false, cutWatchAfterMs: rule.cutWatchAfterMs };
     if (rule.status !== undefined) {
       const status = typeof rule.status === 'number' ? statusForCode(rule.status, rule.retryAfterSeconds) : rule.status;
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...rule.headers };
       if (rule.retryAfterSeconds !== undefined) headers['Retry-After'] = String(rule.retryAfterSeconds);
       action.respond = { status, headers };
     }

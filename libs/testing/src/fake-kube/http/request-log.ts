@@ -13,6 +13,11 @@ export interface RequestRecord {
   contentType?: string;
   /** `User-Agent` header (kubectl and client-node identify themselves). */
   userAgent?: string;
+  /**
+   * `Host` header as received: the egress tests prove the gateway pins it to the CONNECT target whatever Host the
+   * sandbox wrote (C-EGR-4).
+   */
+  host?: string;
   /** The bearer token the request carried (`Authorization: Bearer …`), whether or not it was accepted. */
   bearerToken?: string;
   /**
