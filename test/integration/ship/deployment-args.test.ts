@@ -31,7 +31,7 @@ interface Workload { deployment: V1Deployment; container: V1Container; image: 's
 
 /**
  * The image a container runs, from its image reference (`…/cli-mcp-server:…`, `…/cli-mcp-controller:…`); undefined
- * for the egress gateway (`…/cli-mcp-egress:…`, the egress-gateway component), whose image and run check belong to
+ * for the egress gateway (`…/cli-mcp-egress:…`, in the base), whose image and run check belong to
  * apps/egress-gateway's own image tests, not to this harness's two images.
  */
 function imageOf(container: V1Container): 'server' | 'controller' | undefined {
