@@ -1,5 +1,5 @@
 /**
- * The egress-gateway component (issue 20 item 3) as `kubectl kustomize` renders it: every object is what the
+ * The base's egress gateway (issue 20 items 3 and 7) as `kubectl kustomize` renders it: every object is what the
  * libs/podspec builders build (the YAML is their output, so the manifests, the operator and the gate agree on names,
  * labels, ports and policies), the routes ConfigMap the Deployment mounts is the generated one and its config hash
  * covers it, and both the servers and the controller run with --egress-gateway.
@@ -25,7 +25,7 @@ import { controllerConfigOf, serverConfigOf } from './support/effective-settings
 import { KUBECTL, render, type Manifest } from './support/rendered.js';
 
 const skip = !KUBECTL && process.env['CI'] !== 'true';
-const TARGET = 'deploy/overlays/egress-gateway';
+const TARGET = 'deploy/base';
 const manifests = KUBECTL ? render(TARGET) : [];
 const find = (kind: string, name: string): Manifest & Record<string, unknown> => {
   const found = manifests.find((m) => m.kind === kind && m.metadata.name === name);
@@ -39,7 +39,7 @@ function comparable(object: object): Record<string, unknown> {
   return { name: metadata.name, ...rest };
 }
 
-describe.skipIf(skip)('the egress-gateway component', () => {
+describe.skipIf(skip)('the egress gateway of deploy/base', () => {
   const namespace = 'ignored';
   const cfg: EgressGatewayConfig = {
     namespace, instanceName: 'oc', image: 'quay.io/example/cli-mcp-egress:0.1.0', kubeconfigSecret: 'cli-mcp-oc-kubeconfig',

@@ -1,14 +1,17 @@
 /**
  * C-SHIP-2/3 on the rendered manifests: `kubectl kustomize` renders the base and every overlay; each object
- * validates offline against the Kubernetes schemas; selectors match the labels the pods really carry (server and
- * controller pods from their Deployments, sandbox pods from libs/podspec with the rendered settings); every pod
- * template passes the restricted Pod Security Standard; RBAC is exactly C-K8S-10 (+ leases get) for the server and
- * the controller's for it; both Deployments are highly available and probed on /live and /health; the controller
- * talks only to the API server and is reached only on its metrics port.
+ * validates offline against the Kubernetes schemas; selectors match the labels the pods really carry (server,
+ * controller and egress gateway pods from their Deployments, sandbox pods from libs/podspec with the rendered
+ * settings); every pod template passes the restricted Pod Security Standard; RBAC is exactly C-K8S-10 (+ leases get)
+ * for the server, the controller's and the gateway's for them; both Deployments are highly available and probed on
+ * /live and /health; the controller talks only to the API server and is reached only on its metrics port; and
+ * credentials never enter a sandbox (issue 20, C-EGR-1): every render carries the egress gateway, which alone mounts
+ * the investigation kubeconfig, and the fail-closed gate (C-EGR-6) opens on its NetworkPolicies.
  */
 import type { V1Deployment, V1PodTemplateSpec } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { buildSessionPod, buildWarmPod } from '@cli-mcp/podspec';
+import { buildSessionPod, buildWarmPod, egressNames } from '@cli-mcp/podspec';
+import { egressGateVerdict, type GateNetworkPolicy } from '@cli-mcp/kube';
 import { checkRestrictedPodSecurity } from '../../../libs/podspec/src/testing/restricted-pss.js';
 import { controllerConfigOf, deploymentOf } from './support/effective-settings.js';
 import { KUBECTL, kustomizeTargets, render, schemaProblem, selects, type LabelSelector, type Manifest } from './support/rendered.js';
@@ -22,12 +25,13 @@ const rendered = new Map(KUBECTL ? targets.map((target) => [target, render(targe
 const of = (target: string, kind: string): Manifest[] => (rendered.get(target) ?? []).filter((m) => m.kind === kind);
 const serverDeployment = (target: string): V1Deployment => deploymentOf(rendered.get(target) ?? [], '-server');
 const controllerDeployment = (target: string): V1Deployment => deploymentOf(rendered.get(target) ?? [], '-controller');
+const gatewayDeployment = (target: string): V1Deployment => deploymentOf(rendered.get(target) ?? [], '-egress');
 const named = (target: string, kind: string, suffix: string): Manifest => {
   const found = of(target, kind).find((m) => m.metadata.name.endsWith(suffix));
   if (!found) throw new Error(`${target}: no ${kind} *${suffix}`);
   return found;
 };
-type Service = Manifest & { spec: { selector: Record<string, string>; ports: Array<{ name: string; port: number; targetPort: string }> } };
+type Service = Manifest & { spec: { selector: Record<string, string>; ports: Array<{ name: string; port: number; targetPort: string | number }> } };
 
 /**
  * The labels of the sandbox pods of this instance (a session pod and a pool pod), built by libs/podspec from the
@@ -82,11 +86,8 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
   });
 
   it('selectors match the labels pods really carry: Deployments, Services, PDBs, spread, NetworkPolicies, ServiceMonitors', () => {
-    const kinds = { server: serverDeployment(target), controller: controllerDeployment(target) };
-    const podLabels: Record<string, Record<string, string>> = { server: kinds.server.spec!.template.metadata!.labels!, controller: kinds.controller.spec!.template.metadata!.labels! };
-    // The egress gateway's pods, where the egress-gateway component is in (egress-gateway.test.ts checks them further).
-    const gateway = (of(target, 'Deployment') as unknown as V1Deployment[]).find((d) => d.metadata!.name!.endsWith('-egress'));
-    if (gateway) podLabels['egress-gateway'] = gateway.spec!.template.metadata!.labels!;
+    const kinds = { server: serverDeployment(target), controller: controllerDeployment(target), 'egress-gateway': gatewayDeployment(target) };
+    const podLabels: Record<string, Record<string, string>> = Object.fromEntries(Object.entries(kinds).map(([kind, d]) => [kind, d.spec!.template.metadata!.labels!]));
     const sandboxes = sandboxPods(target);
     const whoIs = (selector: LabelSelector | undefined): string[] => [
       ...Object.keys(podLabels).filter((kind) => selects(selector, podLabels[kind]!)),
@@ -95,15 +96,16 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
     for (const [kind, deployment] of Object.entries(kinds) as Array<[keyof typeof kinds, V1Deployment]>) {
       expect(whoIs(deployment.spec!.selector as LabelSelector), `${kind} Deployment selector`).toEqual([kind]);
       for (const constraint of deployment.spec!.template.spec!.topologySpreadConstraints ?? []) expect(whoIs(constraint.labelSelector as LabelSelector)).toEqual([kind]);
-      const service = named(target, 'Service', `-${kind}`) as Service;
+      const service = named(target, 'Service', kind === 'egress-gateway' ? '-egress' : `-${kind}`) as Service;
       expect(whoIs({ matchLabels: service.spec.selector }), `${kind} Service`).toEqual([kind]);
       expect(sandboxes.some((pod) => selects({ matchLabels: service.spec.selector }, pod.labels))).toBe(false);
-      const containerPorts = deployment.spec!.template.spec!.containers[0]!.ports!.map((p) => p.name);
+      // A Service's targetPort names a container port, or gives its number (the gateway's builder does).
+      const containerPorts = deployment.spec!.template.spec!.containers[0]!.ports!.flatMap((p) => [p.name, p.containerPort]);
       for (const port of service.spec.ports) expect(containerPorts).toContain(port.targetPort);
     }
     // One PDB per Deployment, each selecting exactly its pods.
     expect((of(target, 'PodDisruptionBudget') as Array<Manifest & { spec: { selector: LabelSelector } }>).map((pdb) => whoIs(pdb.spec.selector)).sort()).toEqual(
-      [['controller'], ...(gateway ? [['egress-gateway']] : []), ['server']],
+      [['controller'], ['egress-gateway'], ['server']],
     );
 
     const policies = of(target, 'NetworkPolicy') as Array<Manifest & { spec: { podSelector: LabelSelector; ingress?: Array<{ from?: Array<{ podSelector?: LabelSelector; namespaceSelector?: LabelSelector }>; ports?: Array<{ port: number }> }> } }>;
@@ -114,7 +116,7 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
     expect(sandboxPolicy.spec.ingress).toHaveLength(1);
     expect(ingress!.from!.every((peer) => peer.namespaceSelector === undefined && whoIs(peer.podSelector).join() === 'server')).toBe(true);
     expect(ingress!.ports!.map((p) => p.port)).toEqual([...new Set(sandboxes.map((pod) => pod.port))]);
-    for (const kind of ['server', 'controller', 'sandbox']) expect(policies.some((p) => whoIs(p.spec.podSelector).join() === kind), `a policy for ${kind} pods`).toBe(true);
+    for (const kind of ['server', 'controller', 'egress-gateway', 'sandbox']) expect(policies.some((p) => whoIs(p.spec.podSelector).join() === kind), `a policy for ${kind} pods`).toBe(true);
 
     const services = of(target, 'Service') as Service[];
     for (const monitor of of(target, 'ServiceMonitor') as Array<Manifest & { spec: { selector: LabelSelector; endpoints: Array<{ port: string }> } }>) {
@@ -147,6 +149,7 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
     for (const deployment of of(target, 'Deployment') as unknown as V1Deployment[]) {
       expect(accounts).toContain(deployment.spec!.template.spec!.serviceAccountName);
       for (const from of deployment.spec!.template.spec!.containers[0]!.envFrom ?? []) expect(configMaps).toContain(from.configMapRef?.name);
+      for (const volume of deployment.spec!.template.spec!.volumes ?? []) if (volume.configMap) expect(configMaps).toContain(volume.configMap.name);
     }
     expect(serverDeployment(target).spec!.template.spec!.serviceAccountName).toMatch(/-server$/);
     expect(controllerDeployment(target).spec!.template.spec!.serviceAccountName).toMatch(/-controller$/);
@@ -192,6 +195,47 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
     const binding = of(target, 'RoleBinding').find((b) => b.metadata.name.endsWith('-controller')) as unknown as { roleRef: { name: string }; subjects: Array<{ kind: string; name: string }> };
     expect(binding.roleRef.name).toMatch(/-controller$/);
     expect(binding.subjects).toEqual([expect.objectContaining({ kind: 'ServiceAccount', name: expect.stringMatching(/-controller$/) })]);
+  });
+
+  it('grants the egress gateway exactly pods list/watch, its CA Secret get and sandbox ConfigMap get/update by name, secrets and configmaps create', () => {
+    const role = of(target, 'Role').find((r) => r.metadata.name === egressNames('oc').gateway) as Manifest & { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }> };
+    expect(role.rules.map((r) => ({ ...r, verbs: [...r.verbs].sort() }))).toEqual([
+      { apiGroups: [''], resources: ['pods'], verbs: ['list', 'watch'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get'], resourceNames: ['oc-egress-ca'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'update'], resourceNames: ['oc-egress-sandbox'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['create'] },
+    ]);
+    const binding = of(target, 'RoleBinding').find((b) => b.metadata.name === role.metadata.name) as unknown as { roleRef: { name: string }; subjects: Array<{ kind: string; name: string }> };
+    expect(binding.roleRef.name).toBe(role.metadata.name);
+    expect(binding.subjects).toEqual([expect.objectContaining({ kind: 'ServiceAccount', name: gatewayDeployment(target).spec!.template.spec!.serviceAccountName })]);
+  });
+
+  it('keeps credentials out of the sandboxes: only the egress gateway mounts the investigation kubeconfig, sandboxes get its dummy (C-EGR-1)', () => {
+    const { podConfig } = controllerConfigOf(manifests());
+    expect(podConfig.egressGateway).toBe(true);
+    const secret = podConfig.kubeconfigSecret;
+    const mountsSecret = (spec: { volumes?: Array<{ secret?: { secretName?: string }; projected?: unknown }> } | undefined): boolean =>
+      (spec?.volumes ?? []).some((volume) => volume.secret?.secretName === secret || JSON.stringify(volume.projected ?? {}).includes(`"${secret}"`));
+    const mounting = (of(target, 'Deployment') as unknown as V1Deployment[]).filter((d) => mountsSecret(d.spec!.template.spec)).map((d) => d.metadata!.name);
+    expect(mounting).toEqual([egressNames('oc').gateway]);
+    for (const pod of [buildSessionPod(podConfig, podConfig.instanceName, 's-1', new Date()), buildWarmPod(podConfig, 'warm-1', new Date())]) {
+      expect(mountsSecret(pod.spec), `sandbox pod ${pod.metadata!.name}`).toBe(false);
+      expect(JSON.stringify(pod)).not.toContain(`"${secret}"`);
+      expect(JSON.stringify(pod)).toContain(egressNames('oc').sandboxConfigMap);
+    }
+  });
+
+  it('carries the egress gateway: Deployment, Service, PDB, ServiceAccount, Role, RoleBinding, routes, both NetworkPolicies; the gate opens on its policies (C-EGR-6)', () => {
+    const names = egressNames('oc');
+    for (const kind of ['Deployment', 'Service', 'PodDisruptionBudget', 'ServiceAccount', 'Role', 'RoleBinding', 'NetworkPolicy']) {
+      expect(of(target, kind).map((m) => m.metadata.name), kind).toContain(names.gateway);
+    }
+    expect(of(target, 'NetworkPolicy').map((m) => m.metadata.name)).toContain(names.sandboxPolicy);
+    expect(of(target, 'ConfigMap').some((m) => m.metadata.name.startsWith(`${names.routesConfigMap}-`))).toBe(true);
+    // The gate's own verdict on the rendered policies, with a ready gateway endpoint: no other policy re-opens egress.
+    const readySlice = { endpoints: [{ addresses: ['10.0.0.9'], conditions: { ready: true } }] };
+    expect(egressGateVerdict('oc', [readySlice], of(target, 'NetworkPolicy') as GateNetworkPolicy[])).toEqual({ open: true });
   });
 
   it('runs the server highly available (except dev), probed on /live and /health, bounded, behind the bearer (C-MCP-8)', () => {
@@ -245,11 +289,11 @@ describe.skipIf(skip)('the offline schema check itself', () => {
 });
 
 describe.skipIf(skip)('sandbox egress', () => {
-  it('is denied by default; the egress-gateway overlay lets sandboxes reach only the gateway (3128) and DNS', () => {
+  it('is denied by the base\'s sandbox policy; its egress policy lets sandboxes reach only the gateway (3128) and DNS', () => {
     const base = of('deploy/base', 'NetworkPolicy').find((p) => p.metadata.name.endsWith('-sandbox')) as Manifest & { spec: { egress: unknown[]; policyTypes: string[] } };
     expect(base.spec.policyTypes).toContain('Egress');
     expect(base.spec.egress).toEqual([]);
-    const allow = of('deploy/overlays/egress-gateway', 'NetworkPolicy').find((p) => p.metadata.name === 'oc-egress-sandbox') as Manifest & { spec: { egress: Array<{ ports: Array<{ port: number }> }> } };
+    const allow = of('deploy/base', 'NetworkPolicy').find((p) => p.metadata.name === 'oc-egress-sandbox') as Manifest & { spec: { egress: Array<{ ports: Array<{ port: number }> }> } };
     expect(allow.spec.egress.flatMap((rule) => rule.ports.map((p) => p.port)).sort((a, b) => a - b)).toEqual([53, 53, 3128, 5353, 5353]);
     expect(JSON.stringify(allow)).not.toContain('ipBlock');
   });

@@ -4,7 +4,7 @@
  * own; servers claim them) and the same Lease (the servers' /health names the controller). The settings are
  * defined once, in the ConfigMap both Deployments read with envFrom; a sandbox flag given to one of them as an arg
  * or env entry is drift, and this file proves it would be caught. Also: the server's drain fits its grace period,
- * and the ResourceQuota holds both Deployments at their largest rollout, the warm pool and the sessions it states.
+ * and the ResourceQuota holds every Deployment at its largest rollout, the warm pool and the sessions it states.
  */
 import type { V1Deployment } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
@@ -70,7 +70,7 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
     expect(grace).toBeGreaterThan(config.shutdownGraceMs / 1000);
   });
 
-  it('the ResourceQuota holds both Deployments at their largest rollout, the warm pool and the sessions its comment names', async () => {
+  it('the ResourceQuota holds every Deployment (server, controller, egress gateway) at its largest rollout, the warm pool and the sessions its comment names', async () => {
     const fit = sessionsThatFit(manifests(), controllerConfigOf(manifests()));
     expect(fit).toBe(target.endsWith('/dev') ? 7 : 40);
   });

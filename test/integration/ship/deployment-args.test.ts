@@ -2,11 +2,13 @@
  * C-SHIP-2: every container of every rendered Deployment runs the built binary of its image with exactly its
  * command/args and env — envFrom ConfigMaps of the same render, $(VAR) and the downward API substituted, its
  * Secret volumes mounted and its emptyDirs fresh — on a read-only root from the image's COPY set, against the dev
- * cluster. Per overlay, the server and the controller run side by side as the cluster would run them: the
- * kubelet's probes (Host = pod IP) succeed, the controller leads under its pod name and the server's /health
- * sees exactly that controller on the instance's Lease, and every metric the PrometheusRule alerts on is exposed
- * by the pods behind the job it names. The one stand-in: KUBECONFIG (a mounted dev-cluster kubeconfig) replaces
- * the in-cluster service account. Overlays without a namespace run in their own (`kubectl apply -k … -n <ns>`).
+ * cluster. Per overlay, the server, the controller and the egress gateway run side by side as the cluster would
+ * run them: the kubelet's probes (Host = pod IP) succeed, the controller leads under its pod name and the server's
+ * /health sees exactly that controller on the instance's Lease, the gateway publishes its sandbox ConfigMap from the
+ * mounted routes and investigation kubeconfig (the dev cluster's), and every metric the PrometheusRule alerts on is
+ * exposed by the pods behind the job it names. The one stand-in: KUBECONFIG (a mounted dev-cluster kubeconfig)
+ * replaces the in-cluster service account. Overlays without a namespace run in their own
+ * (`kubectl apply -k … -n <ns>`).
  */
 import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -23,32 +25,29 @@ import { describeWhenReady, firstProblem } from './support/prerequisites.js';
 
 const POD_IP = '10.244.1.9';
 const TEST_KUBECONFIG_DIR = '/var/run/cli-mcp-test';
-/** What each image logs once it is fully up: the server listens; the controller has also won the Lease. */
-const UP: Record<'server' | 'controller', RegExp> = { server: /"msg":"listening"/, controller: /"msg":"became leader"/ };
+type Workload = { deployment: V1Deployment; container: V1Container; image: 'server' | 'controller' | 'egress' };
+/**
+ * What each image logs once it is fully up: the server listens; the controller has also won the Lease; the gateway
+ * has loaded its routes, CA and the investigation kubeconfig and published the sandboxes' dummy kubeconfig.
+ */
+const UP: Record<Workload['image'], RegExp> = { server: /"msg":"listening"/, controller: /"msg":"became leader"/, egress: /"msg":"published the sandbox ConfigMap"/ };
+/** The port each image serves /metrics on (the gateway's admin port also serves its probes). */
+const METRICS_PORT: Record<Workload['image'], string> = { server: 'http', controller: 'http', egress: 'admin' };
 
 type Rule = { expr: string };
-interface Workload { deployment: V1Deployment; container: V1Container; image: 'server' | 'controller' }
 
-/**
- * The image a container runs, from its image reference (`…/cli-mcp-server:…`, `…/cli-mcp-controller:…`); undefined
- * for the egress gateway (`…/cli-mcp-egress:…`, the egress-gateway component), whose image and run check belong to
- * apps/egress-gateway's own image tests, not to this harness's two images.
- */
-function imageOf(container: V1Container): 'server' | 'controller' | undefined {
-  if (/(?:^|\/)cli-mcp-egress(?:[:@]|$)/.test(container.image ?? '')) return undefined;
-  const match = /(?:^|\/)cli-mcp-(server|controller)(?:[:@]|$)/.exec(container.image ?? '');
+/** The image a container runs, from its image reference (`…/cli-mcp-server:…`, `…/cli-mcp-controller:…`, `…/cli-mcp-egress:…`). */
+function imageOf(container: V1Container): Workload['image'] {
+  const match = /(?:^|\/)cli-mcp-(server|controller|egress)(?:[:@]|$)/.exec(container.image ?? '');
   if (!match) throw new Error(`container ${container.name}: image ${container.image} is not one the image checks assemble`);
-  return match[1] as 'server' | 'controller';
+  return match[1] as Workload['image'];
 }
 
 const targets = KUBECTL ? kustomizeTargets() : [];
 const overlays = targets.map((target) => {
   const manifests = render(target);
   const workloads: Workload[] = (manifests.filter((m) => m.kind === 'Deployment') as unknown as V1Deployment[]).flatMap((deployment) =>
-    deployment.spec!.template.spec!.containers.flatMap((container) => {
-      const image = imageOf(container);
-      return image === undefined ? [] : [{ deployment, container, image }];
-    }),
+    deployment.spec!.template.spec!.containers.map((container) => ({ deployment, container, image: imageOf(container) })),
   );
   const rules = (manifests.filter((m) => m.kind === 'PrometheusRule') as unknown as Array<{ spec: { groups: Array<{ rules: Rule[] }> } }>).flatMap((r) => r.spec.groups.flatMap((g) => g.rules));
   return { target, manifests, workloads, rules };
@@ -62,7 +61,8 @@ const exposedIn = (body: string): string[] =>
 
 describeWhenReady('the rendered Deployments run the built binaries', firstProblem(() => (KUBECTL ? undefined : 'kubectl is not installed'), agentBuiltProblem, containerRunProblem), () => {
   const mounts = (image: ImageName) => [...new Set(overlays.flatMap(({ workloads }) => workloads.filter((w) => w.image === image).flatMap((w) => mountPaths(w.container)))), TEST_KUBECONFIG_DIR];
-  const stage = useClusterStage(() => ({ server: mounts('server'), controller: mounts('controller') }));
+  // HTTPS with a CA and a token, as a real API server: the gateway refuses an investigation kubeconfig without them.
+  const stage = useClusterStage(() => ({ server: mounts('server'), controller: mounts('controller'), egress: mounts('egress') }), ['--tls']);
 
   function start(manifests: Manifest[], workload: Workload, namespace: string, podName: string): RunningContainer {
     const spec = structuredClone(workload.deployment.spec!.template.spec!);
@@ -76,6 +76,8 @@ describeWhenReady('the rendered Deployments run the built binaries', firstProble
         'cli-mcp-oc-hmac': { key: 'h'.repeat(64) },
         'cli-mcp-oc-auth': { token: 'deploy-bearer-0123456789' },
         'test-kubeconfig': { kubeconfig: readFileSync(stage.cluster.kubeconfig, 'utf8') },
+        // The investigation kubeconfig, which only the gateway mounts: the dev cluster as the cluster to investigate.
+        'cli-mcp-oc-kubeconfig': { kubeconfig: readFileSync(stage.cluster.kubeconfig, 'utf8') },
       },
       configMaps: configMapsOf(manifests),
       fieldRefs: { 'metadata.namespace': namespace, 'metadata.name': podName },
@@ -93,21 +95,25 @@ describeWhenReady('the rendered Deployments run the built binaries', firstProble
   };
 
   it.each(overlays.map((o) => [o.target, o] as const))('%s: every container starts with its exact args, passes its probes, the server sees the leading controller, alerts use exposed metrics', async (target, { manifests, workloads, rules }) => {
-    expect(workloads.map((w) => w.image).sort()).toEqual(['controller', 'server']);
+    expect(workloads.map((w) => w.image).sort()).toEqual(['controller', 'egress', 'server']);
     const namespace = workloads[0]!.deployment.metadata!.namespace ?? `ship-${basename(target)}`;
     const running = workloads.map((workload) => ({ workload, podName: `${workload.deployment.metadata!.name}-7c9d4-ship0` }))
       .map((pod) => ({ ...pod, process: start(manifests, pod.workload, namespace, pod.podName) }));
     try {
       for (const { workload, process } of running) await process.waitFor(UP[workload.image]);
       const exposedBy = new Map<V1Deployment, Set<string>>();
-      for (const { workload: { deployment, container } } of running) {
+      for (const { workload: { deployment, container, image } } of running) {
         for (const probe of [container.startupProbe, container.readinessProbe, container.livenessProbe]) {
           const probed = probe?.httpGet;
           if (!probed) continue;
-          const answer = await get(container, probed.port as string | number, probed.path!);
+          // Polled as the kubelet would (the gateway turns ready once its pod informer has listed), on a slow machine.
+          let answer = await get(container, probed.port as string | number, probed.path!);
+          for (const deadline = Date.now() + 30_000; answer.status !== 200 && Date.now() < deadline; answer = await get(container, probed.port as string | number, probed.path!)) {
+            await new Promise((resolve) => setTimeout(resolve, 250));
+          }
           expect(answer.status, `${deployment.metadata!.name} ${probed.path}: ${answer.body}`).toBe(200);
         }
-        const metrics = await get(container, 'http', '/metrics');
+        const metrics = await get(container, METRICS_PORT[image], '/metrics');
         expect(metrics.status).toBe(200);
         exposedBy.set(deployment, new Set(exposedIn(metrics.body)));
       }

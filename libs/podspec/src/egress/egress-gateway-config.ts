@@ -2,7 +2,7 @@ import type { ImagePullPolicy, SandboxResources } from '../sandbox-config.js';
 
 /**
  * What the egress gateway's objects are built from (issue 20 item 3). One per instance; the manifests
- * (deploy/components/egress-gateway) and, later, the operator render from the same builders.
+ * (deploy/base) and the operator render from the same builders.
  */
 export interface EgressGatewayConfig {
   readonly namespace: string;

@@ -7,18 +7,20 @@ import { assembleImage, REPO_ROOT, type AssembledImage, type ImageName } from '.
 import { TestNetns } from './netns.js';
 
 export interface DevCluster {
-  /** The kubeconfig `npm run dev:cluster` wrote (server http://127.0.0.1:<port>, reachable inside the netns). */
+  /** The kubeconfig `npm run dev:cluster` wrote (server http(s)://127.0.0.1:<port>, reachable inside the netns). */
   readonly kubeconfig: string;
   stop(): Promise<void>;
 }
 
 /**
  * `npm run dev:cluster`'s program (the fake Kubernetes API server, API only) inside `netns`, so an image started in
- * the same namespace reaches it on loopback. Resolves once it printed its kubeconfig path.
+ * the same namespace reaches it on loopback. Resolves once it printed its kubeconfig path. `args` are more of its
+ * options (`--tls`: HTTPS with its own CA and a bearer token, as a real API server; the egress gateway accepts no
+ * other investigation kubeconfig).
  */
-export async function startDevCluster(netns: TestNetns, dir: string): Promise<DevCluster> {
+export async function startDevCluster(netns: TestNetns, dir: string, args: readonly string[] = []): Promise<DevCluster> {
   const kubeconfig = join(dir, 'kubeconfig');
-  const argv = netns.wrap([process.execPath, join(REPO_ROOT, 'dist/libs/testing/src/dev-cluster.main.js'), '--no-kubelet', '--kubeconfig', kubeconfig]);
+  const argv = netns.wrap([process.execPath, join(REPO_ROOT, 'dist/libs/testing/src/dev-cluster.main.js'), '--no-kubelet', '--kubeconfig', kubeconfig, ...args]);
   const child: ChildProcess = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -50,10 +52,10 @@ export interface ClusterStage {
 
 /**
  * Registers beforeAll/afterAll that assemble each image of `mountPoints` (image → the container paths its pods
- * mount), make a scratch folder the pod's UIDs can read, a network namespace and the dev cluster inside it; the
- * returned object is filled then.
+ * mount), make a scratch folder the pod's UIDs can read, a network namespace and the dev cluster inside it (started
+ * with `devClusterArgs`); the returned object is filled then.
  */
-export function useClusterStage(mountPoints: () => Partial<Record<ImageName, string[]>>): ClusterStage {
+export function useClusterStage(mountPoints: () => Partial<Record<ImageName, string[]>>, devClusterArgs: readonly string[] = []): ClusterStage {
   const images = new Map<ImageName, AssembledImage>();
   const stage = {
     image: (name: ImageName) => {
@@ -67,7 +69,7 @@ export function useClusterStage(mountPoints: () => Partial<Record<ImageName, str
     stage.scratch = mkdtempSync(join(tmpdir(), 'cli-mcp-ship-cluster-'));
     chmodSync(stage.scratch, 0o755);
     stage.netns = await TestNetns.create();
-    stage.cluster = await startDevCluster(stage.netns, stage.scratch);
+    stage.cluster = await startDevCluster(stage.netns, stage.scratch, devClusterArgs);
   }, 300_000);
   afterAll(async () => {
     await stage.cluster?.stop();

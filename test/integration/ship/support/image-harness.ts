@@ -72,7 +72,7 @@ function buildStage(stage: Stage): StageSource {
       if (parts[0] !== 'dist') return undefined;
       if (parts[1] === 'apps' && parts[2] !== undefined && !builds(parts[2])) return `the stage does not build ${parts[2]}`;
       // The bundles (scripts/bundle-agent.mjs, scripts/bundle-nest-app.mjs) sit at dist/<app>, built with their app.
-      const bundle = parts[1] === 'sandbox-agent' || parts[1] === 'mcp-server' || parts[1] === 'sandbox-controller';
+      const bundle = parts[1] === 'sandbox-agent' || parts[1] === 'mcp-server' || parts[1] === 'sandbox-controller' || parts[1] === 'egress-gateway';
       if (bundle && !builds(parts[1]!)) return `the stage does not build ${parts[1]}`;
       if (parts[1] === 'libs' && parts[2] === 'testing' && !builds('dev-cluster')) return 'libs/testing is test support, built only with dev-cluster';
       if (parts.length < 3 && !bundle) return 'copy the dist/ folders of the apps and libraries the image runs, not dist/ or dist/libs whole';

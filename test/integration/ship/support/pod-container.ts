@@ -10,7 +10,7 @@ export interface ClusterInputs {
   readonly secrets: Readonly<Record<string, Readonly<Record<string, string>>>>;
   readonly configMaps?: Readonly<Record<string, Readonly<Record<string, string>>>>;
   readonly fieldRefs: Readonly<Record<string, string>>;
-  /** Where mounted Secret volumes are written. */
+  /** Where mounted Secret and ConfigMap volumes are written. */
   readonly scratch: string;
 }
 
@@ -43,7 +43,7 @@ export function containerProcess(image: Pick<Stage, 'env' | 'entrypoint' | 'cmd'
 
 /**
  * Translates one container of a pod spec into a run of the assembled image (`containerProcess`'s env and argv),
- * emptyDirs fresh and Secret volumes as files.
+ * emptyDirs fresh, Secret and ConfigMap volumes as files.
  */
 export function containerRun(runtime: Stage, root: string, pod: V1PodSpec, container: V1Container, inputs: ClusterInputs, uid: number, netns: TestNetns): ContainerRun {
   const { env, argv } = containerProcess(runtime, container, inputs);
@@ -54,19 +54,22 @@ export function containerRun(runtime: Stage, root: string, pod: V1PodSpec, conta
     if (!volume) throw new Error(`container ${container.name} mounts ${mount.name}, which the pod does not define`);
     if (volume.emptyDir) {
       emptyDirs.push(mount.mountPath);
-    } else if (volume.secret) {
-      const data = inputs.secrets[volume.secret.secretName ?? ''];
-      if (!data) throw new Error(`volume ${volume.name}: Secret ${volume.secret.secretName} is not supplied`);
+    } else if (volume.secret || volume.configMap) {
+      // Both project their keys (or the listed items) as read-only files; only where the data comes from differs.
+      const [kind, name, items] = volume.secret
+        ? ['Secret', volume.secret.secretName ?? '', volume.secret.items] as const
+        : ['ConfigMap', volume.configMap!.name ?? '', volume.configMap!.items] as const;
+      const data = kind === 'Secret' ? inputs.secrets[name] : inputs.configMaps?.[name];
+      if (!data) throw new Error(`volume ${volume.name}: ${kind} ${name} is not supplied`);
       const dir = join(inputs.scratch, `volume-${volume.name}`);
-      const items = volume.secret.items ?? Object.keys(data).map((key) => ({ key, path: key }));
-      for (const item of items) {
-        if (data[item.key] === undefined) throw new Error(`volume ${volume.name}: Secret ${volume.secret.secretName} has no key ${item.key}`);
+      for (const item of items ?? Object.keys(data).map((key) => ({ key, path: key }))) {
+        if (data[item.key] === undefined) throw new Error(`volume ${volume.name}: ${kind} ${name} has no key ${item.key}`);
         mkdirSync(dirname(join(dir, item.path)), { recursive: true });
         writeFileSync(join(dir, item.path), data[item.key]!, { mode: 0o644 });
       }
       files.push({ host: dir, path: mount.mountPath });
     } else {
-      throw new Error(`volume ${volume.name}: only emptyDir and secret volumes are modelled here`);
+      throw new Error(`volume ${volume.name}: only emptyDir, secret and configMap volumes are modelled here`);
     }
   }
   const runAs = container.securityContext?.runAsUser ?? pod.securityContext?.runAsUser ?? uid;
