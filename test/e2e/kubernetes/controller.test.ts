@@ -8,10 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controllerSkipReason, runControllerCli, startControllerProcess, type ControllerProcess } from '../../integration/controller/support/controller-process.js';
 import { bash, connectHttpClient, structuredOf } from '../mcp/support/mcp-client.js';
 import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
+import { instanceArgs, kubernetesServerArgs } from './support/instance-args.js';
 
 const NAMESPACE = 'cli-mcp';
 const SESSION_LABEL = 'cli-mcp.redhat.com/session-id';
-const KUBE = ['--namespace', NAMESPACE, '--instance-name', 'oc', '--sandbox-image', 'quay.io/example/cli-mcp-sandbox:test', '--kubeconfig-secret', 'cli-mcp-oc-kubeconfig', '--sandbox-service-account', 'cli-mcp-oc-sandbox', '--sandbox-termination-grace-period', '1'];
+const KUBE = instanceArgs(NAMESPACE);
 
 let cluster: FakeCluster;
 let server: ServerProcess;
@@ -28,7 +29,7 @@ beforeAll(async () => {
   dir = tempDir('controller');
   const keyFile = join(dir, 'hmac.key');
   writeFileSync(keyFile, `${'cd'.repeat(32)}\n`, { mode: 0o600 });
-  server = await startHttpServer({ args: ['--backend', 'kubernetes', '--kubeconfig', cluster.kubeconfigPath, '--hmac-key-file', keyFile, ...KUBE] });
+  server = await startHttpServer({ args: kubernetesServerArgs(cluster.kubeconfigPath, NAMESPACE, keyFile) });
 });
 
 afterAll(async () => {

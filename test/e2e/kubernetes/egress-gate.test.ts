@@ -10,6 +10,7 @@ import { CONFIG_MAPS, ENDPOINT_SLICES, NETWORK_POLICIES, SECRETS, startFakeClust
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, eventually, structuredOf, textOf } from '../mcp/support/mcp-client.js';
 import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
+import { kubernetesServerArgs } from './support/instance-args.js';
 
 const NAMESPACE = 'cli-mcp';
 
@@ -31,12 +32,7 @@ beforeAll(async () => {
   const keyFile = join(dir, 'hmac.key');
   writeFileSync(keyFile, `${'ab'.repeat(32)}\n`, { mode: 0o600 });
   server = await startHttpServer({
-    args: [
-      '--backend', 'kubernetes', '--kubeconfig', cluster.kubeconfigPath, '--namespace', NAMESPACE, '--instance-name', 'oc',
-      '--sandbox-image', 'quay.io/example/cli-mcp-sandbox:test', '--kubeconfig-secret', 'cli-mcp-oc-kubeconfig',
-      '--sandbox-service-account', 'cli-mcp-oc-sandbox', '--hmac-key-file', keyFile, '--sandbox-termination-grace-period', '1',
-      '--egress-gateway', '--eager-acquire=false',
-    ],
+    args: kubernetesServerArgs(cluster.kubeconfigPath, NAMESPACE, keyFile, '--egress-gateway', '--eager-acquire=false'),
   });
 }, 120_000);
 

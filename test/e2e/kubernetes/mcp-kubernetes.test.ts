@@ -7,6 +7,7 @@ import { SECRETS, mcpAnswerMessages, startFakeCluster, type FakeCluster } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, eventually, structuredOf, textOf } from '../mcp/support/mcp-client.js';
 import { processesMatching, removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
+import { kubernetesServerArgs } from './support/instance-args.js';
 
 const NAMESPACE = 'cli-mcp';
 const SESSION_LABEL = 'cli-mcp.redhat.com/session-id';
@@ -26,7 +27,7 @@ beforeAll(async () => {
   writeFileSync(keyFile, `${'ab'.repeat(32)}\n`, { mode: 0o600 });
   // --pending-deprecation: Node 20 then warns where Node 24 does by default (url.parse in the client's node-fetch),
   // so the JSON-only check below has a warning to route on either version.
-  server = await startHttpServer({ args: kubernetesServerArgs(keyFile), env: { NODE_OPTIONS: '--pending-deprecation' } });
+  server = await startHttpServer({ args: serverArgs(keyFile), env: { NODE_OPTIONS: '--pending-deprecation' } });
 });
 
 afterAll(async () => {
@@ -37,12 +38,8 @@ afterAll(async () => {
 });
 
 /** Flags of one server replica against the fake cluster (every replica shares the HMAC key file). */
-function kubernetesServerArgs(keyFile: string): string[] {
-  return [
-    '--backend', 'kubernetes', '--kubeconfig', cluster.kubeconfigPath, '--namespace', NAMESPACE, '--instance-name', 'oc',
-    '--sandbox-image', 'quay.io/example/cli-mcp-sandbox:test', '--kubeconfig-secret', 'cli-mcp-oc-kubeconfig',
-    '--sandbox-service-account', 'cli-mcp-oc-sandbox', '--hmac-key-file', keyFile, '--sandbox-termination-grace-period', '1',
-  ];
+function serverArgs(keyFile: string): string[] {
+  return kubernetesServerArgs(cluster.kubeconfigPath, NAMESPACE, keyFile);
 }
 
 const sessionPods = (sessionId: string) =>
@@ -137,7 +134,7 @@ describe('cancellation across replicas (C-MCP-9)', () => {
 
   beforeAll(async () => {
     // A second, independent server process: it shares nothing with the first but the Kubernetes API.
-    replicaB = await startHttpServer({ args: kubernetesServerArgs(join(dir, 'hmac.key')) });
+    replicaB = await startHttpServer({ args: serverArgs(join(dir, 'hmac.key')) });
   });
 
   afterAll(async () => {

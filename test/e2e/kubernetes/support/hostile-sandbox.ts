@@ -15,6 +15,7 @@ import { ENDPOINT_SLICES, NETWORK_POLICIES, SECRETS, startFakeCluster, type Fake
 import { startEgressProcess, type EgressProcess } from '../../../integration/egress/support/egress-process.js';
 import { bash, connectHttpClient, structuredOf, textOf } from '../../mcp/support/mcp-client.js';
 import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../../mcp/support/server-process.js';
+import { kubernetesServerArgs } from './instance-args.js';
 
 export const NS = 'cli-mcp';
 export const SERVER = { token: 'server-token-0123', user: 'cli-mcp-server' };
@@ -80,12 +81,7 @@ export async function startHostileSandbox(session: string): Promise<HostileSandb
     const keyFile = join(dir, 'hmac.key');
     writeFileSync(keyFile, `${'cd'.repeat(32)}\n`, { mode: 0o600 });
     server = await startHttpServer({
-      args: [
-        '--backend', 'kubernetes', '--kubeconfig', cluster.kubeconfigPath, '--namespace', NS, '--instance-name', 'oc',
-        '--sandbox-image', 'quay.io/example/cli-mcp-sandbox:test', '--kubeconfig-secret', 'cli-mcp-oc-kubeconfig',
-        '--sandbox-service-account', 'cli-mcp-oc-sandbox', '--hmac-key-file', keyFile, '--sandbox-termination-grace-period', '1',
-        '--egress-gateway', '--eager-acquire=false',
-      ],
+      args: kubernetesServerArgs(cluster.kubeconfigPath, NS, keyFile, '--egress-gateway', '--eager-acquire=false'),
     });
     client = await connectHttpClient(server.mcpUrl, session);
   } catch (error) {
