@@ -15,6 +15,7 @@ import { checkServerIdentity, connect as tlsConnect } from 'node:tls';
 import { stopAgent } from './lib/agent-process.mjs';
 import { gatewayNodeFlags, startBuiltGateway, until } from './lib/egress-built-gateway.mjs';
 import { buildEgress } from './lib/egress-build.mjs';
+import { runFlood } from './lib/egress-flood.mjs';
 import { agentStartCost, startRelayAgent } from './lib/egress-local-path.mjs';
 import { atMostMs, quantityGoal } from './lib/goals.mjs';
 import { median, ms, percentile, printTable } from './lib/stats.mjs';
@@ -24,6 +25,7 @@ const REQUESTS = Number(process.env.BENCH_EGRESS_REQUESTS ?? 300);
 const WARMUP = 50;
 const NEW_HOSTS = 30;
 const TUNNELS = 100;
+const FLOOD = Number(process.env.BENCH_EGRESS_FLOOD ?? 10_000);
 
 /** An agent over one pre-opened socket: every request of a client reuses its warm connection. */
 class OneSocketAgent extends Agent {
@@ -185,6 +187,37 @@ async function runBuiltGatewayPart(egress, dir) {
   }
 }
 
+/**
+ * Issue 20 item 6: another session's 10,000 CONNECTs and its slow request heads (bench/lib/egress-flood.mjs, a
+ * process of its own) must not starve this one. This session's warm requests and new tunnels are measured before
+ * and while the flood runs; every one must succeed, and the p99 may grow by at most the proxy's own 10 ms budget.
+ */
+async function runFloodPart(gw) {
+  const before = await warmLatencies(() => tunnel(gw.port, 'warm.test', gw.caPem));
+  let outcome;
+  const flood = runFlood(gw.floodPort, { total: FLOOD, slow: 300, window: 64 }).then((result) => (outcome = result));
+  const during = [];
+  const fresh = [];
+  do {
+    during.push(...await warmLatencies(() => tunnel(gw.port, 'warm.test', gw.caPem)));
+    const started = performance.now();
+    const agent = new OneSocketAgent(await tunnel(gw.port, 'warm.test', gw.caPem));
+    await get(agent, 'warm.test');
+    fresh.push(performance.now() - started);
+    agent.destroy();
+  } while (outcome === undefined);
+  await flood;
+  const grown = percentile(during, 99) - percentile(before, 99);
+  const statuses = Object.entries(outcome.statuses).map(([status, n]) => `${n} × ${status}`).join(', ');
+  printTable(`Egress gateway under a flood from another session: ${FLOOD} CONNECTs (64 at a time) and 300 held half-heads, ${(outcome.elapsedMs / 1000).toFixed(1)} s; the flood got ${statuses}`,
+    ['this session', 'before', 'during the flood', 'grown', 'goal'], [
+      [`warm request p50 (${CLIENTS} clients, ${before.length} / ${during.length} requests, all answered)`, ms(median(before)), ms(median(during)), ms(median(during) - median(before)), ''],
+      ['warm request p99', ms(percentile(before, 99)), ms(percentile(during, 99)), ms(grown), `≤ 10 ms ${grown <= 10 ? '✓' : '✗'}`],
+      [`new tunnel + first request (median of ${fresh.length})`, '', ms(median(fresh)), '', ''],
+    ]);
+  atMostMs('egress', `another session's ${FLOOD} CONNECTs and slow heads: this session's p99 grows`, grown, 10);
+}
+
 export async function runEgressBench() {
   const { dir, module } = await buildEgress();
   const egress = await import(module);
@@ -283,6 +316,7 @@ export async function runEgressBench() {
     atMostMs('egress', 'leaf mint warm', median(warm), 0.05);
     quantityGoal('egress', `gateway RSS with ${TUNNELS} open tunnels`, rss / 1048576, { unit: 'MiB', atMost: 128 });
     for (const agent of opened.splice(0)) agent.destroy();
+    await runFloodPart(gw);
     if (process.env.BENCH_EGRESS_BUILT !== '0') await runBuiltGatewayPart(egress, socketDir);
   } finally {
     if (relay) await stopAgent(relay.agent);
