@@ -10,7 +10,7 @@ import { splitLocalOptions } from '../../test/split-local-options.js';
 import type { LocalBackendOptions } from './local-backend.options.js';
 
 const never = () => new AbortController().signal;
-let dir: string;
+let dir = '';
 let backend: LocalBackend | undefined;
 
 /** The agent bundle this spec names is there. */
@@ -37,7 +37,9 @@ function make(overrides: Partial<LocalBackendOptions> = {}) {
 afterEach(async () => {
   await backend?.shutdown();
   backend = undefined;
-  rmSync(dir, { recursive: true, force: true });
+  // Not every test makes a directory: whatever ran before, this one removes only its own.
+  if (dir !== '') rmSync(dir, { recursive: true, force: true });
+  dir = '';
 });
 
 describe('LocalBackend with --local-network none', () => {
@@ -79,7 +81,7 @@ describe('LocalBackend with --local-network none', () => {
 describe(UnixSocketEndpoints.name, () => {
   it('puts sockets in a private temp directory when the state dir is too long for 107-byte socket paths', async () => {
     dir = mkdtempSync(join(tmpdir(), 'net-long-'));
-    const endpoints = new UnixSocketEndpoints(`/${'d'.repeat(80)}/sockets`, () => dir!);
+    const endpoints = new UnixSocketEndpoints(`/${'d'.repeat(80)}/sockets`, () => dir);
     await endpoints.prepare();
     const made = readdirSync(dir);
     expect(made).toEqual([expect.stringMatching(/^cli-mcp-/)]);

@@ -1,5 +1,5 @@
 import { sendRaw, type RawResponse } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { execResult } from '../../../test/fakes.js';
 import { authConfig, startHttpApp, type HttpApp } from '../../../test/http-app.js';
 import { attackRequest, METHODS, MCP_SPELLINGS, OPEN_HANDLERS, SESSION_SPELLINGS } from '../../../test/request-targets.js';
@@ -23,6 +23,12 @@ describe('auth boundary on the matched route (C-HTTP-5)', () => {
   });
   afterAll(async () => {
     await app.app.close();
+  });
+  // Each test judges only what it sent: the app is shared, the record of handlers and session calls is not (any
+  // order of the tests gives the same verdicts: vitest --sequence.shuffle).
+  beforeEach(() => {
+    app.sessions.calls.length = 0;
+    app.entries.entries.length = 0;
   });
 
   it.each([
@@ -53,8 +59,6 @@ describe('auth boundary on the matched route (C-HTTP-5)', () => {
     expect((await send(app, 'DELETE', '/%73essions/victim', `Bearer ${TOKEN}`)).status).toBe(204);
     expect(app.sessions.callsOf('execute')).toHaveLength(4);
     expect(app.sessions.callsOf('end').map((call) => call.args[0])).toEqual(['victim']);
-    app.sessions.calls.length = 0;
-    app.entries.entries.length = 0;
   });
 
   it.each([...MCP_SPELLINGS, ...SESSION_SPELLINGS])('%s with every method, no or a wrong token: 401 when matched, else 404/400; never a handler', async (target) => {
