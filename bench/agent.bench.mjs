@@ -2,10 +2,10 @@
 // spawn-per-command (`bash -c true`), in alternating rounds; start → healthy and the idle footprint, and what
 // being non-dumpable costs (issue 22 item 4: koffi loaded and prctl called before the shell starts).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { AgentClient } from '../dist/libs/agent-client/src/index.js';
 import { memoryMb, startAgent, stopAgent } from './lib/agent-process.mjs';
 import { FOOTPRINT_IDLE_MS, footprints } from './lib/footprint.mjs';
+import { imageEntrypoint } from './lib/image-entrypoint.mjs';
 import { atMostMs, quantityGoal, ratioGoal } from './lib/goals.mjs';
 import { alternatingRounds, p50WithSpread, p99Of, ratioMedian, ratioWithSpread, roundP50 } from './lib/rounds.mjs';
 import { ms, printTable } from './lib/stats.mjs';
@@ -27,14 +27,10 @@ function spawnTrue() {
 const REPO = new URL('..', import.meta.url).pathname;
 
 /** The sandbox image's ENTRYPOINT exactly as docker/Containerfile.sandbox writes it, after `node`, run from the checkout. */
-function imageEntrypoint() {
-  const recipe = readFileSync(new URL('../docker/Containerfile.sandbox', import.meta.url), 'utf8');
-  const line = recipe.split('\n').filter((l) => l.startsWith('ENTRYPOINT ')).at(-1);
-  return JSON.parse(line.slice('ENTRYPOINT '.length)).slice(1).map((arg) => arg.replace(/^\/opt\/sandbox-agent\//, REPO));
-}
+const sandboxEntrypoint = () => imageEntrypoint('sandbox').map((arg) => arg.replace(/^\/opt\/sandbox-agent\//, REPO));
 
 export async function runAgentBench() {
-  const [idle, image, dumpable] = await footprints([{}, { entry: imageEntrypoint() }, { env: { SANDBOX_DUMPABLE: '1' } }], STARTS);
+  const [idle, image, dumpable] = await footprints([{}, { entry: sandboxEntrypoint() }, { env: { SANDBOX_DUMPABLE: '1' } }], STARTS);
 
   const tcp = await startAgent();
   const unix = await startAgent({ socket: true });
@@ -62,7 +58,7 @@ export async function runAgentBench() {
     ['idle private memory (Private_Clean + Private_Dirty)', `${idle.private.toFixed(1)} MB`, ''],
     ['idle file-backed memory (RSS − anonymous: mostly the node binary, one page-cache copy for all its processes)', `${(idle.rss - idle.anonymous).toFixed(1)} MB`, ''],
     [`RSS / anonymous after ${ROUNDS * CALLS + WARMUP} execs (TCP agent)`, `${afterTcp.rss.toFixed(1)} / ${afterTcp.anonymous.toFixed(1)} MB`, ''],
-    [`image ENTRYPOINT (node ${imageEntrypoint().join(' ').replace(REPO, '…/')}): start → healthy`, `${ms(image.healthy.median)} (max ${ms(image.healthy.max)})`, '≤ 100 ms'],
+    [`image ENTRYPOINT (node ${sandboxEntrypoint().join(' ').replace(REPO, '…/')}): start → healthy`, `${ms(image.healthy.median)} (max ${ms(image.healthy.max)})`, '≤ 100 ms'],
     ['image ENTRYPOINT: idle RSS / anonymous', `${image.rss.toFixed(1)} / ${image.anonymous.toFixed(1)} MB`, '≤ 45 MB (Node 20) / ≤ 25 MB (Node 24)'],
     ['non-dumpable (default) − dumpable (SANDBOX_DUMPABLE=1): start → healthy', `${ms(idle.healthy.median - dumpable.healthy.median)} (${ms(idle.healthy.median)} vs ${ms(dumpable.healthy.median)})`, ''],
     ['non-dumpable − dumpable: idle RSS / anonymous', `${(idle.rss - dumpable.rss).toFixed(1)} / ${(idle.anonymous - dumpable.anonymous).toFixed(1)} MB`, ''],

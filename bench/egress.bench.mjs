@@ -92,6 +92,27 @@ function direct(port, host, ca) {
   });
 }
 
+/** A new connection (`open()`) and its first request to `host`: the time of both; the connection is then closed. */
+async function firstRequest(open, host, headers) {
+  const started = performance.now();
+  const agent = new OneSocketAgent(await open());
+  await get(agent, host, headers);
+  const elapsed = performance.now() - started;
+  agent.destroy();
+  return elapsed;
+}
+
+/** `count` connections (`open()`), each with one request to `host` done, so the upstream side is open too. */
+async function openTunnels(count, open, host) {
+  const agents = [];
+  for (let i = 0; i < count; i += 1) {
+    const agent = new OneSocketAgent(await open());
+    agents.push(agent);
+    await get(agent, host);
+  }
+  return agents;
+}
+
 async function warmLatencies(open, host = 'warm.test', headers = {}) {
   const agents = await Promise.all(Array.from({ length: CLIENTS }, () => open().then((socket) => new OneSocketAgent(socket))));
   const all = [];
@@ -148,24 +169,12 @@ async function runBuiltGatewayPart(egress, dir) {
     const firstProxied = [];
     const firstDirect = [];
     for (const host of fresh) {
-      let started = performance.now();
-      const viaGateway = new OneSocketAgent(await tunnel(gw.port, host, gw.caPem, gw.podIp));
-      await get(viaGateway, host);
-      firstProxied.push(performance.now() - started);
-      viaGateway.destroy();
-      started = performance.now();
-      const straight = new OneSocketAgent(await direct(Number(host.split(':')[1]), host, gw.upstreamCa));
-      await get(straight, host, auth);
-      firstDirect.push(performance.now() - started);
-      straight.destroy();
+      firstProxied.push(await firstRequest(() => tunnel(gw.port, host, gw.caPem, gw.podIp), host));
+      firstDirect.push(await firstRequest(() => direct(Number(host.split(':')[1]), host, gw.upstreamCa), host, auth));
     }
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const idleRss = await gw.rssMiB();
-    for (let i = 0; i < TUNNELS; i += 1) {
-      const agent = new OneSocketAgent(await tunnel(gw.port, warm, gw.caPem, gw.podIp));
-      await get(agent, warm);
-      opened.push(agent);
-    }
+    opened.push(...await openTunnels(TUNNELS, () => tunnel(gw.port, warm, gw.caPem, gw.podIp), warm));
     const rss = await gw.rssMiB();
     const added50 = median(proxiedMs) - median(directMs);
     const added99 = percentile(proxiedMs, 99) - percentile(directMs, 99);
@@ -200,11 +209,7 @@ async function runFloodPart(gw) {
   const fresh = [];
   do {
     during.push(...await warmLatencies(() => tunnel(gw.port, 'warm.test', gw.caPem)));
-    const started = performance.now();
-    const agent = new OneSocketAgent(await tunnel(gw.port, 'warm.test', gw.caPem));
-    await get(agent, 'warm.test');
-    fresh.push(performance.now() - started);
-    agent.destroy();
+    fresh.push(await firstRequest(() => tunnel(gw.port, 'warm.test', gw.caPem), 'warm.test'));
   } while (outcome === undefined);
   await flood;
   const grown = percentile(during, 99) - percentile(before, 99);
@@ -246,22 +251,10 @@ export async function runEgressBench() {
     const firstDirect = [];
     const firstRelayed = [];
     for (let i = 0; i < NEW_HOSTS; i += 1) {
-      const host = newHosts[i];
-      let started = performance.now();
-      const viaGateway = new OneSocketAgent(await tunnel(gw.port, host, gw.caPem));
-      await get(viaGateway, host);
-      firstProxied.push(performance.now() - started);
-      viaGateway.destroy();
-      started = performance.now();
-      const straight = new OneSocketAgent(await direct(upstream.port, newHosts[NEW_HOSTS + i], upstream.ca.certPem));
-      await get(straight, newHosts[NEW_HOSTS + i]);
-      firstDirect.push(performance.now() - started);
-      straight.destroy();
-      started = performance.now();
-      const viaRelay = new OneSocketAgent(await tunnel(relay.port, localHosts[i], gw.caPem));
-      await get(viaRelay, localHosts[i]);
-      firstRelayed.push(performance.now() - started);
-      viaRelay.destroy();
+      const [proxied, straight, relayed] = [newHosts[i], newHosts[NEW_HOSTS + i], localHosts[i]];
+      firstProxied.push(await firstRequest(() => tunnel(gw.port, proxied, gw.caPem), proxied));
+      firstDirect.push(await firstRequest(() => direct(upstream.port, straight, upstream.ca.certPem), straight));
+      firstRelayed.push(await firstRequest(() => tunnel(relay.port, relayed, gw.caPem), relayed));
     }
     await stopAgent(relay.agent);
     relay = undefined;
@@ -282,11 +275,7 @@ export async function runEgressBench() {
     }
     // RSS of the gateway process with 100 open tunnels, each with one request done (upstream connection open).
     const idleRss = (await gw.ask('rss')).rss;
-    for (let i = 0; i < TUNNELS; i += 1) {
-      const agent = new OneSocketAgent(await tunnel(gw.port, 'warm.test', gw.caPem));
-      await get(agent, 'warm.test');
-      opened.push(agent);
-    }
+    opened.push(...await openTunnels(TUNNELS, () => tunnel(gw.port, 'warm.test', gw.caPem), 'warm.test'));
     const rss = (await gw.ask('rss')).rss;
 
     const added50 = median(proxiedMs) - median(directMs);

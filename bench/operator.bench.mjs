@@ -14,6 +14,7 @@ import { parse } from 'yaml';
 import { CUSTOM_RESOURCE_DEFINITIONS, DeploymentSimulator, SECRETS, builtAgentExists, startFakeCluster } from '../dist/libs/testing/src/index.js';
 import { memoryMb } from './lib/agent-process.mjs';
 import { untilCluster } from './lib/cluster.mjs';
+import { imageNodeFlags } from './lib/image-entrypoint.mjs';
 import { atMostMs, quantityGoal } from './lib/goals.mjs';
 import { median, ms, printTable } from './lib/stats.mjs';
 
@@ -31,14 +32,13 @@ const MANY = 20;
 const CHANGES = 5;
 const INSTANCE = 'cli-mcp.redhat.com/instance';
 
-/** The Node flags of the controller image's ENTRYPOINT (docker/Containerfile.controller): measured as shipped. */
-const IMAGE_NODE_FLAGS = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(`${ROOT}docker/Containerfile.controller`, 'utf8'))[1]).filter((arg) => arg.startsWith('--'));
 const sleep = (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 const condition = (cr, type) => (cr?.status?.conditions ?? []).find((c) => c.type === type);
 const isReady = (pod) => JSON.stringify(pod?.status ?? {}).includes('"type":"Ready","status":"True"');
 
 function startOperator(cluster) {
-  const flags = process.env.BENCH_OP_NODE_FLAGS !== undefined ? process.env.BENCH_OP_NODE_FLAGS.split(' ').filter(Boolean) : IMAGE_NODE_FLAGS;
+  // The controller image's ENTRYPOINT flags (measured as shipped) unless BENCH_OP_NODE_FLAGS says otherwise.
+  const flags = imageNodeFlags('controller', 'BENCH_OP_NODE_FLAGS');
   const child = spawn(process.execPath, [...flags, `${ROOT}bin/sandbox-controller.js`, '--operator', '--kubeconfig', cluster.kubeconfigPath, '--identity', 'bench-operator', '--address', '127.0.0.1:0'], {
     env: { ...process.env, WATCH_NAMESPACE: NAMESPACE, RELATED_IMAGE_SERVER: 'quay.io/example/cli-mcp-server:bench', RELATED_IMAGE_SANDBOX: 'quay.io/example/cli-mcp-sandbox:bench' },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -159,7 +159,7 @@ async function manyInstances(cluster, operator) {
     changes.push(performance.now() - started);
   }
   printTable(
-    `${MANY} instances in one namespace (no pool each), one operator (node ${IMAGE_NODE_FLAGS.join(' ')}, as the image runs it)`,
+    `${MANY} instances in one namespace (no pool each), one operator (node ${imageNodeFlags('controller', 'BENCH_OP_NODE_FLAGS').join(' ') || '(no flags)'}: the image's unless BENCH_OP_NODE_FLAGS)`,
     ['metric', 'figure', 'goal'],
     [
       ['operator RSS before the instances', `${idle.toFixed(1)} MB`, 'report'],

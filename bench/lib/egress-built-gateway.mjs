@@ -6,13 +6,15 @@
 // (127.x.y.z, Linux routes all of 127/8 to lo).
 import { spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { createServer } from 'node:https';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { PODS, startFakeCluster } from '../../dist/libs/testing/src/index.js';
+import { sandboxLabels } from '../../dist/libs/podspec/src/index.js';
+import { PODS, eventually, startFakeCluster } from '../../dist/libs/testing/src/index.js';
 import { memoryMb } from './agent-process.mjs';
+import { imageNodeFlags } from './image-entrypoint.mjs';
 
 const BIN = new URL('../../bin/cli-mcp-egress.js', import.meta.url).pathname;
 const NS = 'default';
@@ -43,17 +45,8 @@ function investigationKubeconfig(path, caPem, ports) {
   writeFileSync(path, `apiVersion: v1\nkind: Config\nclusters:\n${clusters}contexts:\n${contexts}current-context: u0\nusers:\n- name: inv\n  user:\n    token: ${TOKEN}\n`);
 }
 
-/**
- * The node flags the gateway runs with: those of docker/Containerfile.egress's ENTRYPOINT (what the image runs), or
- * `BENCH_EGRESS_NODE_FLAGS` when set (an empty value measures Node's defaults).
- */
-export function gatewayNodeFlags() {
-  const override = process.env.BENCH_EGRESS_NODE_FLAGS;
-  if (override !== undefined) return override.split(/\s+/).filter(Boolean);
-  const recipe = readFileSync(new URL('../../docker/Containerfile.egress', import.meta.url), 'utf8');
-  const line = recipe.split('\n').filter((l) => l.startsWith('ENTRYPOINT ')).at(-1);
-  return JSON.parse(line.slice('ENTRYPOINT '.length)).slice(1).filter((arg) => arg.startsWith('--'));
-}
+/** The node flags the gateway runs with: its image's ENTRYPOINT flags, or `BENCH_EGRESS_NODE_FLAGS` when set. */
+export const gatewayNodeFlags = () => imageNodeFlags('egress', 'BENCH_EGRESS_NODE_FLAGS');
 
 /** Spawns the built gateway with `gatewayNodeFlags()`; resolves with its ports once it logs `listening`. */
 function spawnGateway(args) {
@@ -80,14 +73,8 @@ function statusOf(url) {
   });
 }
 
-/** Resolves once `check()` resolves true (polled every 50 ms; a rejection counts as false). */
-export async function until(check, what, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** libs/testing's `eventually`, a failed attempt counting as not yet (the gateway may refuse until it is ready). */
+export const until = (attempt, what) => eventually(() => attempt().catch(() => false), what, 60_000);
 
 /**
  * Starts the fake cluster, `hosts` upstreams and the built gateway with a Running session pod at a random
@@ -122,7 +109,7 @@ export async function startBuiltGateway(egress, dir, hosts) {
     const podIp = `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
     const pod = cluster.api.create(PODS, NS, {
       apiVersion: 'v1', kind: 'Pod',
-      metadata: { name: 'bench-sandbox', labels: { 'cli-mcp.redhat.com/instance': INSTANCE, 'cli-mcp.redhat.com/component': 'sandbox', 'cli-mcp.redhat.com/session-id': 'bench-session' } },
+      metadata: { name: 'bench-sandbox', labels: sandboxLabels(INSTANCE, 'bench-session') },
       spec: { containers: [{ name: 'agent', image: 'sandbox' }] },
     });
     cluster.api.mutatePod(NS, 'bench-sandbox', pod.metadata.uid, (p) => {

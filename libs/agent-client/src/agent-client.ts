@@ -82,9 +82,10 @@ export class AgentClient {
     this.connections.close();
   }
 
-  private async call<T>(call: Call): Promise<T> {
-    await this.connections.ready();
-    return this.send<T>(call);
+  private call<T>(call: Call): Promise<T> {
+    // Only the first call waits for undici; the others go straight on (no extra await per call).
+    const loading = this.connections.ready();
+    return loading ? loading.then(() => this.send<T>(call)) : this.send<T>(call);
   }
 
   private send<T>(call: Call): Promise<T> {

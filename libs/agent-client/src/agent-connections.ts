@@ -66,9 +66,9 @@ interface HeldLease extends Lease {
 export class AgentConnections {
   private readonly endpoints = new Map<string, Endpoint>();
 
-  /** Resolves once connections can be made (undici loaded); every call awaits it before `acquire`. */
-  async ready(): Promise<void> {
-    if (LoadedClient === undefined) await loadUndici();
+  /** Undefined once connections can be made; until then, the load of undici to await before `acquire`. */
+  ready(): Promise<unknown> | undefined {
+    return LoadedClient === undefined ? loadUndici() : undefined;
   }
 
   /** A connection for one call: the newest idle one of that agent, or (always, when `fresh`) a new one. */

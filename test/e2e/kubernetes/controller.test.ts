@@ -9,9 +9,9 @@ import { controllerSkipReason, runControllerCli, startControllerProcess, type Co
 import { bash, connectHttpClient, structuredOf } from '../mcp/support/mcp-client.js';
 import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
 import { instanceArgs, kubernetesServerArgs } from './support/instance-args.js';
+import { SESSION_ID_LABEL as SESSION_LABEL } from '@cli-mcp/podspec';
 
 const NAMESPACE = 'cli-mcp';
-const SESSION_LABEL = 'cli-mcp.redhat.com/session-id';
 const KUBE = instanceArgs(NAMESPACE);
 
 let cluster: FakeCluster;

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, eventually, structuredOf, textOf } from '../mcp/support/mcp-client.js';
 import { processesMatching, removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
 import { kubernetesServerArgs } from './support/instance-args.js';
+import { SESSION_ID_LABEL as SESSION_LABEL } from '@cli-mcp/podspec';
 
 const NAMESPACE = 'cli-mcp';
-const SESSION_LABEL = 'cli-mcp.redhat.com/session-id';
 
 let cluster: FakeCluster;
 let server: ServerProcess;

@@ -16,6 +16,7 @@ import type { V1Container, V1Deployment } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
 import { configMapsOf } from '../deploy/support/effective-settings.js';
 import { KUBECTL, kustomizeTargets, render, selects, type Manifest } from '../deploy/support/rendered.js';
+import { eventually } from '@cli-mcp/testing';
 import { agentBuiltProblem } from './support/build-state.js';
 import { useClusterStage } from './support/dev-cluster.js';
 import type { ImageName } from './support/image-harness.js';
@@ -106,11 +107,10 @@ describeWhenReady('the rendered Deployments run the built binaries', firstProble
         for (const probe of [container.startupProbe, container.readinessProbe, container.livenessProbe]) {
           const probed = probe?.httpGet;
           if (!probed) continue;
-          // Polled as the kubelet would (the gateway turns ready once its pod informer has listed), on a slow machine.
-          let answer = await get(container, probed.port as string | number, probed.path!);
-          for (const deadline = Date.now() + 30_000; answer.status !== 200 && Date.now() < deadline; answer = await get(container, probed.port as string | number, probed.path!)) {
-            await new Promise((resolve) => setTimeout(resolve, 250));
-          }
+          // Polled as the kubelet would (the gateway turns ready once its pod informer has listed), on a slow machine;
+          // the last answer is what the assertion shows.
+          let answer = { status: 0, body: '(no answer)' };
+          await eventually(async () => (answer = await get(container, probed.port as string | number, probed.path!)).status === 200, `${probed.path} 200`, 30_000).catch(() => undefined);
           expect(answer.status, `${deployment.metadata!.name} ${probed.path}: ${answer.body}`).toBe(200);
         }
         const metrics = await get(container, METRICS_PORT[image], '/metrics');

@@ -10,7 +10,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { buildSandboxEgressPolicy } from '@cli-mcp/podspec';
+import { buildSandboxEgressPolicy, SESSION_ID_LABEL as SESSION_LABEL } from '@cli-mcp/podspec';
 import { ENDPOINT_SLICES, NETWORK_POLICIES, SECRETS, startFakeCluster, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
 import { startEgressProcess, type EgressProcess } from '../../../integration/egress/support/egress-process.js';
 import { bash, connectHttpClient, structuredOf, textOf } from '../../mcp/support/mcp-client.js';
@@ -21,7 +21,6 @@ export const NS = 'cli-mcp';
 export const SERVER = { token: 'server-token-0123', user: 'cli-mcp-server' };
 export const INVESTIGATION = { token: 'investigation-token-4567', user: 'investigator' };
 export const STOLEN = { token: 'STOLEN-token-89ab', user: 'attacker' };
-export const SESSION_LABEL = 'cli-mcp.redhat.com/session-id';
 export const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
 /** Reads a SelfSubjectReview on stdin, prints its user name. */
 export const USERNAME = `python3 -c "import json,sys; print(json.load(sys.stdin)['status']['userInfo']['username'])"`;

@@ -199,7 +199,7 @@ export class PodRuntime {
     this.dirs = prepared.dirs;
     if (prepared.failure) return this.blocked('ContainerCreating', prepared.failure.message);
     if (this.state !== 'starting') return;
-    const env = this.agentEnv(resolved.env, prepared.dirs);
+    const env = this.agentEnv(resolved.env, prepared.dirs, this.network);
     await this.network.open();
     this.process = await AgentProcess.start(this.deps.settings.agent, {
       env,
@@ -231,14 +231,14 @@ export class PodRuntime {
     this.probeLoop(generation, container);
   }
 
-  private agentEnv(podEnv: Record<string, string>, dirs: SandboxDirs): Record<string, string> {
+  private agentEnv(podEnv: Record<string, string>, dirs: SandboxDirs, network: PodNetwork): Record<string, string> {
     const env: Record<string, string> = { PATH: process.env['PATH'] ?? '/usr/local/bin:/usr/bin:/bin' };
     if (process.env['LANG']) env['LANG'] = process.env['LANG'];
     env['HOME'] = dirs.workdir;
     env['HOSTNAME'] = this.name;
     env['TMPDIR'] = dirs.tmp;
     Object.assign(env, this.deps.settings.extraEnv);
-    for (const [name, value] of Object.entries(podEnv)) env[name] = (this.network as PodNetwork).rewrite(mapPath(value, dirs.mounts));
+    for (const [name, value] of Object.entries(podEnv)) env[name] = network.rewrite(mapPath(value, dirs.mounts));
     env['SANDBOX_WORKDIR'] ??= dirs.workdir;
     env['SANDBOX_OUTPUT_DIR'] ??= join(dirs.workdir, '.cli-mcp');
     env['SANDBOX_AGENT_HOST'] = this.ip as string;
