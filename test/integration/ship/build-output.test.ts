@@ -2,7 +2,7 @@
  * Test doubles never ship (issue 7, C-SHIP-1): after a full build, no test-support module sits in dist/ outside
  * dist/libs/testing (the dev-cluster app), and no shipped app's entry can load anything from there.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -85,7 +85,8 @@ describeWhenReady('dist/ after a full build', missing.length > 0 ? `not built ($
     const startup = graph.staticFrom();
     const chunk = (name: string): string[] => graph.reachable.filter((path) => new RegExp(`^dist/mcp-server/${name}-[A-Z0-9]+\\.js$`).test(path));
     // The egress gateway (TLS termination, X.509) is loaded only by a --local-network proxy server (docs/egress.md).
-    for (const name of ['kubernetes-client', 'stdio-server', 'http-server', 'local-egress']) {
+    // undici (the agent client's HTTP) too: a server without sessions does not carry it (issue 22 item 6).
+    for (const name of ['kubernetes-client', 'stdio-server', 'http-server', 'local-egress', 'undici']) {
       expect(chunk(name)).toHaveLength(1);
       expect(startup.modules).not.toContain(chunk(name)[0]);
     }
@@ -102,6 +103,31 @@ describeWhenReady('dist/ after a full build', missing.length > 0 ? `not built ($
     expect([...new Set(packages.map(({ path }) => packageOf(path)))].sort()).toEqual([
       '@fastify/multipart', '@fastify/static', '@fastify/view', '@nestjs/microservices', '@nestjs/platform-express', '@nestjs/websockets', 'class-transformer',
     ]);
+  });
+});
+
+// Issue 22 item 6: what the bundles of scripts/bundle-nest-app.mjs leave out to keep the apps' idle RSS down.
+describe.each(['mcp-server', 'sandbox-controller', 'egress-gateway'])('the %s bundle', (app) => {
+  const chunks = (): Array<[string, string]> =>
+    readdirSync(join(ROOT, 'dist', app)).filter((name) => name.endsWith('.js')).map((name) => [name, readFileSync(join(ROOT, 'dist', app, name), 'utf8')]);
+
+  it('is minified: no chunk keeps doc comments, whose text V8 would hold (and one "—" made a chunk two-byte)', () => {
+    const found = chunks();
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.filter(([, text]) => /\n\s*\/\*\*\s/.test(text)).map(([name]) => name)).toEqual([]);
+  });
+
+  it('holds libphonenumber-js only as the stand-in that refuses to be used, and builds Nest\'s date formatters lazily', () => {
+    const text = chunks().map(([, body]) => body).join('\n');
+    expect(text).not.toMatch(/country_calling_codes/);
+    expect(text).not.toMatch(/dateTimeFormatter\d*\s*=\s*new Intl\.DateTimeFormat\(/);
+    // The settings classes of every app are validated with class-validator, whose IsPhoneNumber meets the stand-in.
+    expect(text).toContain('libphonenumber-js is not bundled');
+    // Only the server still bundles Nest (the controller and the gateway serve on libs/common's admin listener).
+    // Nest's ConsoleLogger is named in the bundle (names are kept) wherever @nestjs/common is.
+    const nest = text.includes('"ConsoleLogger"');
+    expect(nest).toBe(app === 'mcp-server');
+    if (nest) expect(text).toMatch(/made\s*\?\?=\s*new Intl\.DateTimeFormat\(/);
   });
 });
 

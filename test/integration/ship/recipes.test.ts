@@ -42,6 +42,16 @@ describe('docker/Containerfile.*', () => {
     expect(readRecipe('sandbox').at(-1)!.entrypoint).toEqual(['node', ...AGENT_NODE_FLAGS, '/opt/sandbox-agent/dist/sandbox-agent/main.js']);
   });
 
+  // Issue 22 item 6: the idle footprint of the Node processes is measured with these flags (docs/benchmarks.md, "Idle
+  // memory of the Node processes"); an ENTRYPOINT without them idles 10–25 MB higher.
+  it.each([
+    ['server', ['node', '--max-semi-space-size=1', '--v8-pool-size=1', '/opt/cli-mcp-server/bin/cli-mcp-server.js']],
+    ['controller', ['node', '--max-semi-space-size=1', '/opt/sandbox-controller/bin/sandbox-controller.js']],
+    ['egress', ['node', '--max-semi-space-size=1', '/opt/cli-mcp-egress/bin/cli-mcp-egress.js']],
+  ] as const)('%s: the ENTRYPOINT runs node with the young generation and worker pool its idle RSS was measured with', (image, entrypoint) => {
+    expect(readRecipe(image).at(-1)!.entrypoint).toEqual(entrypoint);
+  });
+
   it('sandbox: bash, curl, jq, yq from Debian; kubectl for TARGETARCH with a verified checksum', () => {
     const stages = readRecipe('sandbox');
     expect(sandboxToolProblems(stages[stages.length - 1]!)).toEqual([]);
