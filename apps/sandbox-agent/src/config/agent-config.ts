@@ -47,6 +47,12 @@ export interface AgentConfig {
   killGraceMs: number;
   /** After SIGKILL, how long to wait for the command to finish before the shell itself is judged stuck. */
   killSettleMs: number;
+  /**
+   * How long a stop (cancel, timeout) that came before bash began its command waits for that start before judging
+   * the shell stuck and replacing it. Longer than `killSettleMs`: on a busy node bash may take a few hundred ms to
+   * read a command, and replacing the shell loses the session's state (issue 11; queue-cancel.test.ts).
+   */
+  startWaitMs: number;
   logLevel: LogLevel;
   /** When set, the port is written there as `<port>\n` once listening (used by the local backend). */
   readyFd: number | undefined;
@@ -151,7 +157,7 @@ export function loadAgentConfig(env: Env = process.env, cwd: string = process.cw
       port, host, socketPath, listenFd, workdir, outputDir, shell,
       shellEnv: buildShellEnv(env),
       defaultTimeoutSeconds, maxTimeoutSeconds, outputBufferBytes, spill,
-      killGraceMs, killSettleMs: 300, logLevel, readyFd, exitWithParent, dumpable,
+      killGraceMs, killSettleMs: 300, startWaitMs: 2_000, logLevel, readyFd, exitWithParent, dumpable,
     },
   };
 }

@@ -254,12 +254,12 @@ export class ShellEngine {
       if (command.isDone || !phases.can('stopping')) return;
       phases.stop(reason);
       // A stop that comes before bash began the command (a cancel right after the request arrived) waits for its
-      // start marker, bounded by the settle time: the signal would otherwise reach the previous command's trap,
+      // start marker, bounded by `startWaitMs`: the signal would otherwise reach the previous command's trap,
       // outside any loop, and the kill sweep would find none of the command's processes yet. A command that ended
       // meanwhile (it never started: its shell died) needs no stop, and the shell must not get the signal later.
       stopping = command.started
         ? halt(reason)
-        : command.startedWithin(this.config.killSettleMs).then(() => (command.isDone ? 'finished' : halt(reason)));
+        : command.startedWithin(this.config.startWaitMs).then(() => (command.isDone ? 'finished' : halt(reason)));
     };
     const atYield = async (): Promise<void> => {
       if (command.isDone || !phases.is('running')) return;
