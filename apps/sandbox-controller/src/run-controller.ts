@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { systemClock } from '@cli-mcp/common';
 import { sandboxSelector } from '@cli-mcp/podspec';
-import { EgressGate } from '@cli-mcp/kube';
-import { ClientNodeEgressGateApi, ClientNodeLeaseApi, ListWatchPodInformer, loadKubeConfig } from '@cli-mcp/kube/client-node';
+import { ClientNodeLeaseApi, ListWatchPodInformer, createEgressGate, loadKubeConfig } from '@cli-mcp/kube/client-node';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { ControllerConfig } from './config/controller-config.js';
@@ -35,9 +34,7 @@ export async function runController(config: ControllerConfig, logger: Logger): P
     metrics: new ControllerMetrics(registry),
     logger: log,
     // `--egress-gateway`: no pool pod is created while the gate is shut (C-EGR-6).
-    ...(config.podConfig.egressGateway === true
-      ? { egressGate: new EgressGate({ api: new ClientNodeEgressGateApi({ kubeConfig, namespace, registry }), instance: config.podConfig.instanceName }) }
-      : {}),
+    egressGate: createEgressGate(config.podConfig, { kubeConfig, registry }),
   });
   await serveProcess({
     config,

@@ -13,9 +13,9 @@ export const INSTANCE = 'oc';
 /** Wall time of the fake clock's t = 0. */
 export const WALL_START = Date.parse('2026-07-29T10:00:00Z');
 
-export function podConfig(overrides: { image?: string } = {}): SandboxPodConfig {
+export function podConfig(overrides: { image?: string; egressGateway?: boolean } = {}): SandboxPodConfig {
   const result = validateSandboxPodConfig({
-    namespace: NAMESPACE, instanceName: INSTANCE, image: overrides.image ?? 'quay.io/example/sandbox:1',
+    namespace: NAMESPACE, instanceName: INSTANCE, image: overrides.image ?? 'quay.io/example/sandbox:1', egressGateway: overrides.egressGateway,
     serviceAccountName: 'cli-mcp-oc-sandbox', kubeconfigSecret: 'cli-mcp-oc-kubeconfig',
   });
   if (!result.ok) throw new Error(result.errors.join('; '));

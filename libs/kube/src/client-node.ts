@@ -9,5 +9,6 @@ export { loadKubeConfig } from './kube-config.js';
 export { sendKubeRequest, fromApiException, abortedError, type KubeRequest, type KubeRequestOptions } from './client-node-request.js';
 export { ClientNodeLeaseApi, type ClientNodeLeaseApiOptions } from './lease/client-node-lease-api.js';
 export { ClientNodeEgressGateApi, type ClientNodeEgressGateApiOptions } from './egress-gate/client-node-egress-gate-api.js';
+export { createEgressGate, type CreateEgressGateOptions } from './egress-gate/create-egress-gate.js';
 export { ListWatchInformer, type ListWatchInformerOptions } from './list-watch-informer.js';
 export { ListWatchPodInformer, type ListWatchPodInformerOptions } from './list-watch-pod-informer.js';

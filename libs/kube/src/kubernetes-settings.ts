@@ -62,6 +62,9 @@ export class KubernetesSettings extends KubeAccessSettings {
   // would differ (spec hash) and one of them would create pods while the gate is shut.
   @Flag('egress-gateway', { type: 'boolean', description: 'Sandboxes reach out only through the instance\'s egress gateway (cli-mcp-egress, Service <instance>-egress): they mount its dummy kubeconfig instead of --kubeconfig-secret, get its proxy and CA, and no pod is claimed or created while its gate is shut (docs/egress.md).' })
   egressGateway?: boolean;
+  // C-EGR-1: whether sandboxes behind the gateway get a resolver; shared for the same reason (it is in the pod spec).
+  @Flag('sandbox-dns', { valueName: 'none|cluster', defaultText: 'none', description: 'With --egress-gateway: none gives sandboxes no resolver (they reach the gateway by its ClusterIP, and clients behind a proxy resolve nothing; no data leaves through DNS); cluster keeps cluster DNS (docs/egress.md "DNS").' })
+  sandboxDns?: string;
 }
 
 export interface KubernetesConfig {
@@ -108,6 +111,7 @@ export function readKubernetesSettings(
       terminationGracePeriodSeconds: settings.terminationGracePeriod,
       runtimeClassName: settings.runtimeClass,
       egressGateway: settings.egressGateway === true,
+      sandboxDns: settings.sandboxDns,
       ...timeouts,
     },
     names,

@@ -38,6 +38,19 @@ export const SPEC_HASH_ANNOTATION = 'cli-mcp.redhat.com/spec-hash';
  */
 export const UNCLAIMABLE_ANNOTATION = 'cli-mcp.redhat.com/unclaimable';
 
+/**
+ * Annotation: the gateway ClusterIP a pod without DNS was given in `hostAliases` (`--sandbox-dns none`, C-EGR-1).
+ * A pool pod whose address is not the gate's current one (the Service was re-created) is stale: the controller
+ * replaces it and claimers skip it.
+ */
+export const EGRESS_PROXY_ADDRESS_ANNOTATION = 'cli-mcp.redhat.com/egress-proxy-address';
+
+/** Whether `pod` was built for another gateway address than `current` (unknown `current`: no). */
+export function hasOtherProxyAddress(pod: { metadata?: { annotations?: Record<string, string> } }, current: string | undefined): boolean {
+  const own = pod.metadata?.annotations?.[EGRESS_PROXY_ADDRESS_ANNOTATION];
+  return current !== undefined && own !== undefined && own !== current;
+}
+
 /** Selector of every sandbox pod (assigned or not) of `instance`: `instance=<i>,component=sandbox`. */
 export function sandboxSelector(instance: string): string {
   return `${INSTANCE_LABEL}=${instance},${COMPONENT_LABEL}=${SANDBOX_COMPONENT}`;

@@ -1,5 +1,5 @@
 import type { V1EnvVar, V1Pod } from '@kubernetes/client-node';
-import { CREATED_AT_ANNOTATION, LAST_ACTIVITY_ANNOTATION, SPEC_HASH_ANNOTATION, sandboxLabels } from './labels.js';
+import { CREATED_AT_ANNOTATION, EGRESS_PROXY_ADDRESS_ANNOTATION, LAST_ACTIVITY_ANNOTATION, SPEC_HASH_ANNOTATION, sandboxLabels } from './labels.js';
 import { authSecretName, sessionPodName } from './names.js';
 import { buildSandboxPodSpec } from './pod-spec.js';
 import type { SandboxPodConfig } from './sandbox-config.js';
@@ -57,6 +57,7 @@ function sandboxPod(name: string, cfg: SandboxPodConfig, now: Date, sessionId: s
         [CREATED_AT_ANNOTATION]: stamp,
         [LAST_ACTIVITY_ANNOTATION]: stamp,
         [SPEC_HASH_ANNOTATION]: sandboxSpecHash(cfg),
+        ...(cfg.egressProxyAddress === undefined ? {} : { [EGRESS_PROXY_ADDRESS_ANNOTATION]: cfg.egressProxyAddress }),
       },
     },
     spec: buildSandboxPodSpec(cfg, tokenEnv),

@@ -1,6 +1,6 @@
 import type { V1Container, V1EnvVar, V1PodSpec, V1Probe, V1SecurityContext } from '@kubernetes/client-node';
-import { EGRESS_ENV_NAMES, egressCaInitContainer, egressSandboxEnv, egressSandboxMounts, egressSandboxVolumes } from './egress/egress-sandbox.js';
-import type { SandboxPodConfig } from './sandbox-config.js';
+import { EGRESS_ENV_NAMES, egressCaInitContainer, egressSandboxEnv, egressSandboxMounts, egressSandboxVolumes, noDnsPodFields } from './egress/egress-sandbox.js';
+import { sandboxWithoutDns, type SandboxPodConfig } from './sandbox-config.js';
 import { overlayEnv } from './sandbox-env.js';
 
 /**
@@ -65,6 +65,7 @@ export function buildSandboxPodSpec(cfg: SandboxPodConfig, extraEnv: readonly V1
     ],
   };
   if (cfg.egressGateway === true) spec.initContainers = [egressCaInitContainer(cfg.image, container, containerSecurityContext())];
+  if (sandboxWithoutDns(cfg)) Object.assign(spec, noDnsPodFields(cfg.instanceName, cfg.namespace, cfg.egressProxyAddress));
   if (cfg.runtimeClassName !== undefined) spec.runtimeClassName = cfg.runtimeClassName;
   return spec;
 }

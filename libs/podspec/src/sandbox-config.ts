@@ -51,6 +51,33 @@ export interface SandboxPodConfig {
    * `kubeconfigSecret` (issue 20 item 3, C-EGR-1); absent = off. Part of the pod spec, so of the spec hash.
    */
   readonly egressGateway?: boolean | undefined;
+  /**
+   * `--sandbox-dns`, set only with the gateway on: `none` (the default) gives the sandbox no resolver at all — the
+   * proxy is reached through a `hostAliases` entry and clients behind a proxy never resolve their targets — so a
+   * command cannot leak data through DNS; `cluster` keeps cluster DNS (docs/egress.md "DNS").
+   */
+  readonly sandboxDns?: SandboxDns | undefined;
+  /**
+   * The gateway Service's ClusterIP, learnt at run time from the gate's verdict (never a flag) and set with
+   * `withEgressProxyAddress` just before a pod is built: with `sandboxDns: 'none'` it becomes the pod's
+   * `hostAliases` entry for the proxy's name, and so part of the spec hash (a re-created Service makes older pool
+   * pods stale).
+   */
+  readonly egressProxyAddress?: string | undefined;
+}
+
+/** `--sandbox-dns` values. */
+export type SandboxDns = 'cluster' | 'none';
+export const SANDBOX_DNS_MODES: readonly SandboxDns[] = ['none', 'cluster'];
+
+/** Whether pods of `cfg` have no resolver and reach the gateway by a `hostAliases` entry (C-EGR-1). */
+export function sandboxWithoutDns(cfg: Pick<SandboxPodConfig, 'egressGateway' | 'sandboxDns'>): boolean {
+  return cfg.egressGateway === true && cfg.sandboxDns === 'none';
+}
+
+/** `cfg` with the gateway's address for the pods about to be built (unchanged when they need none). */
+export function withEgressProxyAddress(cfg: SandboxPodConfig, address: string | undefined): SandboxPodConfig {
+  return sandboxWithoutDns(cfg) && address !== undefined ? { ...cfg, egressProxyAddress: address } : cfg;
 }
 
 /** Go `DefaultConfig()` resources (Go §3.1). */
@@ -104,6 +131,8 @@ export interface RawSandboxPodConfig {
   defaultTimeoutSeconds?: string | number;
   /** Already parsed by the flag table (a boolean flag). */
   egressGateway?: boolean;
+  /** `none` or `cluster`; blank = `none`. Meaningful with `egressGateway` only. */
+  sandboxDns?: string;
 }
 
 /** How each field is named in error messages (a flag, or e.g. `--flag / CLI_MCP_FLAG`, or a CR path). */
@@ -130,4 +159,5 @@ export const DEFAULT_SANDBOX_FLAG_NAMES: SandboxFlagNames = {
   maxTimeoutSeconds: '--max-timeout',
   defaultTimeoutSeconds: '--default-timeout',
   egressGateway: '--egress-gateway',
+  sandboxDns: '--sandbox-dns',
 };

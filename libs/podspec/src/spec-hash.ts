@@ -15,9 +15,14 @@ import type { SandboxPodConfig } from './sandbox-config.js';
 
 const SPEC_HASH_LENGTH = 16;
 
-/** First 16 hex characters of sha256 over the canonical JSON of the sandbox pod spec for `cfg`. */
+/**
+ * First 16 hex characters of sha256 over the canonical JSON of the sandbox pod spec for `cfg`. The gateway's
+ * address (`egressProxyAddress`, a run-time fact, not configuration) is left out, so server and controller agree
+ * on the hash whatever each last read; a pod's address is its own annotation (`EGRESS_PROXY_ADDRESS_ANNOTATION`).
+ */
 export function sandboxSpecHash(cfg: SandboxPodConfig): string {
-  return createHash('sha256').update(canonicalJson(buildSandboxPodSpec(cfg)), 'utf8').digest('hex').slice(0, SPEC_HASH_LENGTH);
+  const configured: SandboxPodConfig = { ...cfg, egressProxyAddress: undefined };
+  return createHash('sha256').update(canonicalJson(buildSandboxPodSpec(configured)), 'utf8').digest('hex').slice(0, SPEC_HASH_LENGTH);
 }
 
 /** JSON with object keys sorted recursively; `undefined` members are dropped as `JSON.stringify` does. */

@@ -42,6 +42,16 @@ describe(validateSandboxPodConfig.name, () => {
     expect(errorsOf(rawConfig({ [field]: '  ' }))).toEqual([message]);
   });
 
+  it('--sandbox-dns: none by default with the gateway, cluster on request; a bad value or none without the gateway is an error', () => {
+    expect(configOf(validateSandboxPodConfig(rawConfig({ egressGateway: true }))).sandboxDns).toBe('none');
+    expect(configOf(validateSandboxPodConfig(rawConfig({ egressGateway: true, sandboxDns: ' ' }))).sandboxDns).toBe('none');
+    expect(configOf(validateSandboxPodConfig(rawConfig({ egressGateway: true, sandboxDns: 'cluster' }))).sandboxDns).toBe('cluster');
+    // Without the gateway nothing about DNS reaches the config (nor the spec hash); cluster is what it has anyway.
+    expect(configOf(validateSandboxPodConfig(rawConfig({ sandboxDns: 'cluster' }))).sandboxDns).toBeUndefined();
+    expect(errorsOf(rawConfig({ egressGateway: true, sandboxDns: 'None' }))).toEqual(['--sandbox-dns must be none or cluster (got "None")']);
+    expect(errorsOf(rawConfig({ sandboxDns: 'none' }))).toEqual(['--sandbox-dns none needs --egress-gateway: without the gateway the sandbox resolves the API server itself']);
+  });
+
   it('has no identity defaults but Go resource defaults, no pull policy and no env', () => {
     const config = configOf(validateSandboxPodConfig(rawConfig()));
     expect(config).toEqual({

@@ -10,9 +10,11 @@ import {
   DEFAULT_TMP_SIZE_LIMIT,
   DEFAULT_WORKSPACE_SIZE_LIMIT,
   IMAGE_PULL_POLICIES,
+  SANDBOX_DNS_MODES,
   TERMINATION_GRACE_MARGIN_SECONDS,
   type ImagePullPolicy,
   type RawSandboxPodConfig,
+  type SandboxDns,
   type SandboxFlagNames,
   type SandboxPodConfig,
 } from './sandbox-config.js';
@@ -86,6 +88,8 @@ export function validateSandboxPodConfig(
     errors.push(`${flags.runtimeClassName} ${JSON.stringify(runtimeClassName)} ${subdomainProblem(runtimeClassName)}`);
   }
 
+  const sandboxDns = dnsMode(raw, flags, errors);
+
   if (errors.length > 0) return { ok: false, errors, warnings };
   const config: SandboxPodConfig = {
     namespace: namespace!,
@@ -108,9 +112,24 @@ export function validateSandboxPodConfig(
     runtimeClassName,
     ...timeouts,
     // Only when on: an absent field keeps the spec (and its hash) of a configuration without the gateway.
-    ...(raw.egressGateway === true ? { egressGateway: true } : {}),
+    ...(raw.egressGateway === true ? { egressGateway: true, sandboxDns } : {}),
   };
   return { ok: true, config, warnings };
+}
+
+/**
+ * `--sandbox-dns`: `none` unless `cluster` is asked for. `none` needs the gateway — without it the sandbox itself
+ * resolves the API server's name — so asking for it without the gateway is an error rather than a silent no-op.
+ */
+function dnsMode(raw: RawSandboxPodConfig, flags: SandboxFlagNames, errors: string[]): SandboxDns {
+  const text = blankToUndefined(raw.sandboxDns);
+  if (text === undefined) return 'none';
+  if (!(SANDBOX_DNS_MODES as readonly string[]).includes(text)) {
+    errors.push(`${flags.sandboxDns} must be none or cluster (got ${show(text)})`);
+    return 'none';
+  }
+  if (text === 'none' && raw.egressGateway !== true) errors.push(`${flags.sandboxDns} none needs ${flags.egressGateway}: without the gateway the sandbox resolves the API server itself`);
+  return text as SandboxDns;
 }
 
 /** The agent's timeout bounds; whole seconds 1 s – 24 h like the server's flags, the default ≤ the max. */

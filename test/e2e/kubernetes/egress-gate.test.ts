@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildSandboxEgressPolicy } from '@cli-mcp/podspec';
+import { createEgressService } from '../../support/egress-service.js';
 import { CONFIG_MAPS, ENDPOINT_SLICES, NETWORK_POLICIES, SECRETS, startFakeCluster, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, eventually, structuredOf, textOf } from '../mcp/support/mcp-client.js';
@@ -49,7 +50,7 @@ describe('cli-mcp-server --backend kubernetes --egress-gateway', () => {
     clients.push(client);
     const refused = await bash(client, 'echo hi');
     expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toContain('egress gateway not enforced: Service oc-egress has no ready endpoints; NetworkPolicy oc-egress-sandbox is missing');
+    expect(textOf(refused)).toContain('egress gateway not enforced: Service oc-egress is missing; Service oc-egress has no ready endpoints; NetworkPolicy oc-egress-sandbox is missing');
     expect(cluster.store.list('pods', NAMESPACE)).toEqual([]);
 
     cluster.api.create(ENDPOINT_SLICES, NAMESPACE, {
@@ -58,6 +59,7 @@ describe('cli-mcp-server --backend kubernetes --egress-gateway', () => {
       addressType: 'IPv4', endpoints: [{ addresses: ['10.96.7.7'], conditions: { ready: true } }],
     });
     cluster.api.create(NETWORK_POLICIES, NAMESPACE, buildSandboxEgressPolicy({ namespace: NAMESPACE, instanceName: 'oc' }) as unknown as KubeObject);
+    createEgressService(cluster, NAMESPACE, 'oc');
     let stdout = '';
     await eventually(async () => {
       const result = await bash(client, 'echo hi');

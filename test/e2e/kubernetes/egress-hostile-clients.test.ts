@@ -6,7 +6,9 @@
 //   request log records the Host it received);
 // - raw Impersonate-User/-Group/-Uid/-Extra-* headers: stripped (the fake honours them for any caller);
 // - a 302 from the API (a fake fault rule with a Location) to another host the gateway can reach, or to exec:
-//   passed back unchanged, never followed by the gateway; a client that follows it is refused.
+//   passed back unchanged, never followed by the gateway; a client that follows it is refused;
+// - no resolver, as `--sandbox-dns none` gives a pod (loopback as the only nameserver, the gateway's Service name in
+//   /etc/hosts from hostAliases): kubectl, curl and python requests work through the proxy, a lookup fails.
 // Not covered on Kubernetes: a redirect from a non-Kubernetes allow route. The fake cluster's hosts are all on
 // loopback, which the gateway refuses for allow routes (C-EGR-3); the unit spec (libs/egress/src/gateway.connect.spec.ts)
 // covers that case with a test resolver.
@@ -126,5 +128,40 @@ describe.skipIf(egressSkipReason)('real clients and raw headers inside a Kuberne
     expect(reached).toEqual([]);
     expect(cluster.requests.entries({ path: /\/exec$/ })).toEqual([]);
     expect(gateway.audit().some((a) => a['session'] === SESSION && a['decision'] === 'deny' && /\/exec$/.test(String(a['path'])))).toBe(true);
+  }, 120_000);
+
+  it('without a resolver (--sandbox-dns none: loopback nameserver, the proxy\'s name from hostAliases), kubectl, curl and requests work; lookups fail', async () => {
+    // The fake kubelet runs pods as host processes with the host's resolver, and gives them the proxy as an IP. The
+    // command rebuilds what a pod without DNS has, in a mount namespace of its own: resolv.conf naming only
+    // 127.0.0.1, /etc/hosts with the hostAliases line, HTTPS_PROXY and the kubeconfig's proxy-url by the Service's
+    // name. Clients behind a proxy then resolve only the proxy's name, from /etc/hosts; the gateway resolves the rest.
+    const service = `oc-egress.${NS}.svc`;
+    const script = [
+      'set -u',
+      'ip=$(printf %s "$HTTPS_PROXY" | sed -E "s#^http://([0-9.]+):[0-9]+\\$#\\1#")',
+      'printf "nameserver 127.0.0.1\\n" > "$TMPDIR/resolv.conf"',
+      `printf "127.0.0.1 localhost\\n%s ${service}\\n" "$ip" > "$TMPDIR/hosts"`,
+      `sed "s#http://$ip:3128#http://${service}:3128#" "$KUBECONFIG" > "$TMPDIR/kubeconfig"`,
+      `cat > "$TMPDIR/no-dns.sh" <<'INNER'`,
+      'mount --bind "$TMPDIR/resolv.conf" /etc/resolv.conf && mount --bind "$TMPDIR/hosts" /etc/hosts || exit 99',
+      `export HTTPS_PROXY=http://${service}:3128 HTTP_PROXY=http://${service}:3128 https_proxy=http://${service}:3128 http_proxy=http://${service}:3128 NO_PROXY= no_proxy= KUBECONFIG="$TMPDIR/kubeconfig"`,
+      'getent hosts example.com >/dev/null; echo "lookup $?"',
+      `python3 -c "import socket\ntry: socket.getaddrinfo('kubernetes.default.svc.cluster.local', 443); print('resolved')\nexcept OSError: print('no-dns')"`,
+      `grep -c "${service}" "$KUBECONFIG" | sed 's/^/proxy-url /'`,
+      'echo "kubectl $(kubectl get pods -o name | wc -l)"',
+      `echo "curl $(curl -sS -o /dev/null -w '%{http_code}' --max-time 20 --cacert "$NODE_EXTRA_CA_CERTS" -A no-dns-curl https://${apiAuthority}/api/v1/namespaces/${NS}/pods)"`,
+      `python3 -c "import os, requests; print('requests', requests.get('https://${apiAuthority}/api/v1/namespaces/${NS}/pods', verify=os.environ['NODE_EXTRA_CA_CERTS'], headers={'User-Agent': 'no-dns-requests'}).status_code)"`,
+      'INNER',
+      'unshare -rm sh "$TMPDIR/no-dns.sh"',
+    ].join('\n');
+    const before = cluster.requests.count();
+    const run = await sh(script);
+    expect(run).toMatchObject({ exit_code: 0 });
+    const lines = run.stdout.trim().split('\n');
+    // getent fails (2: not found). The kubeconfig really names the proxy by the Service's name, not its IP.
+    expect(lines).toEqual([expect.stringMatching(/^lookup [1-9]$/), 'no-dns', expect.stringMatching(/^proxy-url [1-9]\d*$/), expect.stringMatching(/^kubectl [1-9]\d*$/), 'curl 200', 'requests 200']);
+    const seen = cluster.requests.entries().filter((r) => r.seq > before && (r.userAgent === 'no-dns-curl' || r.userAgent === 'no-dns-requests' || r.userAgent?.startsWith('kubectl')));
+    expect(seen.length).toBeGreaterThanOrEqual(3);
+    for (const record of seen) expect({ user: record.user, token: record.bearerToken }).toEqual({ user: INVESTIGATION.user, token: INVESTIGATION.token });
   }, 120_000);
 });

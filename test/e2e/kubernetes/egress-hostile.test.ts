@@ -181,8 +181,8 @@ describe.skipIf(egressSkipReason)('hostile commands inside a Kubernetes sandbox 
     for (const record of direct) expect({ user: record.user, status: record.status }).toEqual({ user: undefined, status: 401 });
     const policy = cluster.store.get('networkpolicies', NS, 'oc-egress-sandbox') as unknown as { spec: { policyTypes: string[]; egress: Array<{ ports: Array<{ port: number }> }> } };
     expect(policy.spec.policyTypes).toEqual(['Egress']);
-    // The only ways out it grants: the gateway's proxy port and DNS.
-    expect(new Set(policy.spec.egress.flatMap((rule) => rule.ports.map((p) => p.port)))).toEqual(new Set([3128, 53, 5353]));
+    // The only way out it grants: the gateway's proxy port (no DNS: --sandbox-dns none, the default).
+    expect(policy.spec.egress.flatMap((rule) => rule.ports.map((p) => p.port))).toEqual([3128]);
     expect(JSON.stringify(policy.spec.egress)).not.toContain('ipBlock');
   }, 120_000);
 

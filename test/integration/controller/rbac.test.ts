@@ -20,6 +20,7 @@ interface Rule {
   apiGroups: string[];
   resources: string[];
   verbs: string[];
+  resourceNames?: string[];
 }
 
 const MIN = 60_000;
@@ -35,7 +36,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(skipReason)('RBAC discipline of the controller (deploy/base/controller-role.yaml)', () => {
-  it('uses exactly the Role: pods get/list/watch/create/delete/patch, secrets list/delete, leases get/create/update, endpointslices and networkpolicies list (egress gate)', async () => {
+  it('uses exactly the Role: pods get/list/watch/create/delete/patch, secrets list/delete, leases get/create/update, endpointslices and networkpolicies list, the gateway Service get (egress gate)', async () => {
     stack.cluster.requests.clear();
     const pool = () => stack.pods().filter((p) => p.metadata.labels?.[SESSION_ID_LABEL] === undefined && !p.metadata.deletionTimestamp);
 
@@ -61,7 +62,8 @@ describe.skipIf(skipReason)('RBAC discipline of the controller (deploy/base/cont
     await b.logger.until('removed orphan session secret');
     await b.stop({ release: true });
 
-    // Leader C, with --egress-gateway: the fail-closed gate lists EndpointSlices and NetworkPolicies (C-EGR-6).
+    // Leader C, with --egress-gateway: the fail-closed gate lists EndpointSlices and NetworkPolicies (C-EGR-6), and
+    // without DNS (the default) gets the gateway Service by name (C-EGR-1).
     const c = stack.controller({ identity: 'rbac-c', poolSize: 2, podConfig: podConfig({ egressGateway: true }) });
     await c.logger.until('pool refill paused');
     await c.stop({ release: true });
@@ -72,10 +74,12 @@ describe.skipIf(skipReason)('RBAC discipline of the controller (deploy/base/cont
     for (const record of records) {
       const what = `${record.method} ${record.path}?${new URLSearchParams(record.query).toString()}`;
       expect(record.path, what).toMatch(
-        new RegExp(`^/(api/v1|apis/coordination\\.k8s\\.io/v1|apis/discovery\\.k8s\\.io/v1|apis/networking\\.k8s\\.io/v1)/namespaces/${NAMESPACE}/(pods|secrets|leases|endpointslices|networkpolicies)(/[^/]+)?$`),
+        new RegExp(`^/(api/v1|apis/coordination\\.k8s\\.io/v1|apis/discovery\\.k8s\\.io/v1|apis/networking\\.k8s\\.io/v1)/namespaces/${NAMESPACE}/(pods|secrets|leases|endpointslices|networkpolicies|services)(/[^/]+)?$`),
       );
       const group = /^\/apis\/([^/]+)\//.exec(record.path)?.[1] ?? '';
-      const allowed = rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(record.resource as string) && r.verbs.includes(record.verb as string));
+      const name = /^\/(?:api\/v1|apis\/[^/]+\/v1)\/namespaces\/[^/]+\/[^/]+\/([^/]+)$/.exec(record.path)?.[1];
+      const allowed = rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(record.resource as string) && r.verbs.includes(record.verb as string)
+        && (r.resourceNames === undefined || (name !== undefined && r.resourceNames.includes(name))));
       expect(allowed, what).toBe(true);
       seen.add(`${record.verb} ${record.resource}`);
     }

@@ -168,29 +168,31 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
   });
 
   const rulesOf = (suffix: string) =>
-    (of(target, 'Role').find((r) => r.metadata.name.endsWith(suffix)) as Manifest & { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> }).rules.map(
-      (r) => ({ groups: r.apiGroups, resources: [...r.resources].sort(), verbs: [...r.verbs].sort() }),
+    (of(target, 'Role').find((r) => r.metadata.name.endsWith(suffix)) as Manifest & { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[] }> }).rules.map(
+      (r) => ({ groups: r.apiGroups, resources: [...r.resources].sort(), verbs: [...r.verbs].sort(), ...(r.resourceNames ? { names: r.resourceNames } : {}) }),
     );
 
-  it('grants the server exactly the C-K8S-10 verbs plus leases get (controller status in /health) and the egress gate\'s two lists, nothing cluster-scoped', () => {
+  it('grants the server exactly the C-K8S-10 verbs plus leases get (controller status in /health) and the egress gate\'s reads (two lists, its Service by name), nothing cluster-scoped', () => {
     expect(rulesOf('-server')).toEqual([
       { groups: [''], resources: ['pods'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
       { groups: [''], resources: ['secrets'], verbs: ['create', 'delete'] },
       { groups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get'] },
       { groups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
       { groups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] },
+      { groups: [''], resources: ['services'], verbs: ['get'], names: [egressNames('oc').gateway] },
     ]);
     expect(of(target, 'ClusterRole')).toHaveLength(0);
     expect(of(target, 'ClusterRoleBinding')).toHaveLength(0);
   });
 
-  it('grants the controller exactly pods get/list/watch/create/delete/patch, secrets list/delete, leases get/create/update, the egress gate\'s two lists', () => {
+  it('grants the controller exactly pods get/list/watch/create/delete/patch, secrets list/delete, leases get/create/update, the egress gate\'s reads', () => {
     expect(rulesOf('-controller')).toEqual([
       { groups: [''], resources: ['pods'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'watch'] },
       { groups: [''], resources: ['secrets'], verbs: ['delete', 'list'] },
       { groups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create', 'get', 'update'] },
       { groups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] },
       { groups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] },
+      { groups: [''], resources: ['services'], verbs: ['get'], names: [egressNames('oc').gateway] },
     ]);
     const binding = of(target, 'RoleBinding').find((b) => b.metadata.name.endsWith('-controller')) as unknown as { roleRef: { name: string }; subjects: Array<{ kind: string; name: string }> };
     expect(binding.roleRef.name).toMatch(/-controller$/);
@@ -289,12 +291,12 @@ describe.skipIf(skip)('the offline schema check itself', () => {
 });
 
 describe.skipIf(skip)('sandbox egress', () => {
-  it('is denied by the base\'s sandbox policy; its egress policy lets sandboxes reach only the gateway (3128) and DNS', () => {
+  it('is denied by the base\'s sandbox policy; its egress policy lets sandboxes reach only the gateway (3128): no DNS (--sandbox-dns none)', () => {
     const base = of('deploy/base', 'NetworkPolicy').find((p) => p.metadata.name.endsWith('-sandbox')) as Manifest & { spec: { egress: unknown[]; policyTypes: string[] } };
     expect(base.spec.policyTypes).toContain('Egress');
     expect(base.spec.egress).toEqual([]);
     const allow = of('deploy/base', 'NetworkPolicy').find((p) => p.metadata.name === 'oc-egress-sandbox') as Manifest & { spec: { egress: Array<{ ports: Array<{ port: number }> }> } };
-    expect(allow.spec.egress.flatMap((rule) => rule.ports.map((p) => p.port)).sort((a, b) => a - b)).toEqual([53, 53, 3128, 5353, 5353]);
+    expect(allow.spec.egress.flatMap((rule) => rule.ports.map((p) => p.port))).toEqual([3128]);
     expect(JSON.stringify(allow)).not.toContain('ipBlock');
   });
 });

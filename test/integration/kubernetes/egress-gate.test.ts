@@ -1,10 +1,11 @@
 /**
  * The fail-closed egress gate on the server's path (C-EGR-6, issue 20 item 3), against the fake API server with its
  * kubelet and real agents: with `--egress-gateway` and the gate shut, a new session's first call fails naming what
- * is missing and creates no pod; the Service's ready endpoint and the sandbox NetworkPolicy open it; a second policy
- * granting egress to the sandboxes shuts it again. The pod built with egress on has the dummy kubeconfig, not the
- * real Secret, the proxy and CA variables, and no service-account token. Every request the gate sends is allowed by
- * the server Role deploy/base ships.
+ * is missing and creates no pod; the gateway Service, its ready endpoint and the sandbox NetworkPolicy open it; a
+ * second policy granting egress to the sandboxes shuts it again. The pod built with egress on has the dummy
+ * kubeconfig, not the real Secret, the proxy and CA variables, no service-account token, and (`--sandbox-dns none`,
+ * the default) no resolver but the proxy's name mapped to the Service's ClusterIP. Every request the gate sends is
+ * allowed by the server Role deploy/base ships.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_ID_LABEL, buildSandboxEgressPolicy } from '@cli-mcp/podspec';
 import { SessionErrorCode } from '@cli-mcp/session';
 import { CONFIG_MAPS, ENDPOINT_SLICES, NETWORK_POLICIES, eventually, type KubeObject } from '@cli-mcp/testing';
+import { createEgressService } from '../../support/egress-service.js';
 import { FAST_KUBELET, INSTANCE, KUBECONFIG_SECRET, NAMESPACE, noAbort, skipReason, startKubeStack, type KubeStack, type Replica } from './support/kube-stack.js';
 
 interface Rule {
@@ -60,20 +62,22 @@ describe.skipIf(skipReason)('egress gate on the Kubernetes backend (C-EGR-6)', (
     stack.cluster.requests.clear();
     await expect(replica.manager.execute('egress-closed', { command: 'true' }, noAbort())).rejects.toMatchObject({
       code: SessionErrorCode.EgressNotEnforced,
-      message: 'resolve pod: egress gateway not enforced: Service oc-egress has no ready endpoints; NetworkPolicy oc-egress-sandbox is missing',
+      message: 'resolve pod: egress gateway not enforced: Service oc-egress is missing; Service oc-egress has no ready endpoints; NetworkPolicy oc-egress-sandbox is missing',
     });
     expect(stack.pods()).toEqual([]);
     expect(stack.secrets()).toEqual([]);
     const role = serverRole();
-    const gateRequests = stack.cluster.requests.entries().filter((r) => r.resource === 'endpointslices' || r.resource === 'networkpolicies');
-    expect(gateRequests.map((r) => `${r.verb as string} ${r.resource as string}`).sort()).toEqual(['list endpointslices', 'list networkpolicies']);
+    const groups: Record<string, string> = { endpointslices: 'discovery.k8s.io', networkpolicies: 'networking.k8s.io', services: '' };
+    const gateRequests = stack.cluster.requests.entries().filter((r) => (r.resource as string) in groups);
+    expect(gateRequests.map((r) => `${r.verb as string} ${r.resource as string}`).sort()).toEqual(['get services', 'list endpointslices', 'list networkpolicies']);
     for (const r of gateRequests) {
-      const group = r.resource === 'endpointslices' ? 'discovery.k8s.io' : 'networking.k8s.io';
-      expect(role.some((rule) => rule.apiGroups.includes(group) && rule.resources.includes(r.resource as string) && rule.verbs.includes(r.verb as string))).toBe(true);
+      expect(role.some((rule) => rule.apiGroups.includes(groups[r.resource as string]!) && rule.resources.includes(r.resource as string) && rule.verbs.includes(r.verb as string))).toBe(true);
     }
   }, 60_000);
 
-  it('opened (a ready endpoint and the sandbox policy), a session runs; its pod has the dummy kubeconfig, the proxy and CA env, no token', async () => {
+  it('opened (the Service, a ready endpoint, the sandbox policy), a session runs; its pod has the dummy kubeconfig, the proxy and CA env, no token, no DNS', async () => {
+    const clusterIp = createEgressService(stack.cluster, NAMESPACE, INSTANCE);
+    expect(clusterIp).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
     stack.cluster.api.create(ENDPOINT_SLICES, NAMESPACE, {
       apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
       metadata: { name: `${INSTANCE}-egress-abcde`, labels: { 'kubernetes.io/service-name': `${INSTANCE}-egress` } },
@@ -89,6 +93,9 @@ describe.skipIf(skipReason)('egress gate on the Kubernetes backend (C-EGR-6)', (
     const env = Object.fromEntries(spec.containers[0]!.env.map((e) => [e.name, e.value]));
     expect(env).toMatchObject({ HTTPS_PROXY: `http://${INSTANCE}-egress.${NAMESPACE}.svc:3128`, NO_PROXY: 'localhost,127.0.0.1,::1', NODE_EXTRA_CA_CERTS: '/etc/cli-mcp-egress/ca.crt' });
     expect(spec.automountServiceAccountToken).toBe(false);
+    // --sandbox-dns none: loopback as the only nameserver, and the proxy's host answered by /etc/hosts (hostAliases).
+    expect(pod!['spec']).toMatchObject({ dnsPolicy: 'None', dnsConfig: { nameservers: ['127.0.0.1'] }, hostAliases: [{ ip: clusterIp, hostnames: [`${INSTANCE}-egress.${NAMESPACE}.svc`] }] });
+    expect(pod!.metadata.annotations?.['cli-mcp.redhat.com/egress-proxy-address']).toBe(clusterIp);
     // Inside: $KUBECONFIG is the gateway's dummy, the CA is its ca.crt (the kubelet mounts the sandbox ConfigMap).
     const inside = await replica.manager.execute('egress-open', { command: 'cat "$KUBECONFIG"; cat "$NODE_EXTRA_CA_CERTS"' }, noAbort());
     expect(inside.response.stdout).toBe('apiVersion: v1\nkind: Config\ntest-ca');

@@ -1,4 +1,4 @@
-import { UNCLAIMABLE_ANNOTATION, sandboxSpecHash } from '@cli-mcp/podspec';
+import { UNCLAIMABLE_ANNOTATION, sandboxSpecHash, withEgressProxyAddress } from '@cli-mcp/podspec';
 import { describe, expect, it } from 'vitest';
 import { claim, crashLooping, podConfig, poolPod, ready, WALL_START } from '../../test/fixtures.js';
 import { isBroken, planPool } from './pool-plan.js';
@@ -54,6 +54,19 @@ describe(planPool.name, () => {
     expect(plan.replace.map((d) => [d.pod.metadata!.name, d.reason])).toEqual([['old', 'stale']]);
     expect(plan.create).toBe(0);
     expect(plan.counts).toMatchObject({ stale: 1, ready: 1 });
+  });
+
+  it('without DNS, also recreates pods built for another gateway address once the current one is known (C-EGR-1)', () => {
+    const cfg = podConfig({ egressGateway: true });
+    const hash = sandboxSpecHash(cfg);
+    const old = poolPod('old', withEgressProxyAddress(cfg, '10.96.0.10'));
+    const current = poolPod('current', withEgressProxyAddress(cfg, '10.96.0.11'));
+    // The address is not in the spec hash: both pods carry the current one.
+    expect([old, current].map((p) => p.metadata!.annotations!['cli-mcp.redhat.com/spec-hash'])).toEqual([hash, hash]);
+    const plan = planPool({ pods: [old, current], desired: 2, specHash: hash, proxyAddress: '10.96.0.11', pendingCreates: 0 });
+    expect(plan.replace.map((d) => [d.pod.metadata!.name, d.reason])).toEqual([['old', 'stale']]);
+    // An address not learnt yet judges nothing.
+    expect(planPool({ pods: [old, current], desired: 2, specHash: hash, pendingCreates: 0 }).replace).toEqual([]);
   });
 
   it('trims the surplus oldest first, among current pods only', () => {

@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, UNCLAIMABLE_ANNOTATION, isTerminal, isTerminating, oldestFirst, isCrashLooping, isServing } from '@cli-mcp/podspec';
+import { SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, UNCLAIMABLE_ANNOTATION, hasOtherProxyAddress, isTerminal, isTerminating, oldestFirst, isCrashLooping, isServing } from '@cli-mcp/podspec';
 
 /**
  * The warm-pool decision over the informer's pods (C-CTL-2, C-CTL-6; the Go operator's final rules, Go §4.4): pure,
@@ -18,6 +18,8 @@ export interface PoolInputs {
   readonly desired: number;
   /** `sandboxSpecHash` of the current configuration. */
   readonly specHash: string;
+  /** The gateway address pods without DNS must have (the gate's last), when known: others are stale too. */
+  readonly proxyAddress?: string | undefined;
   /** Creates answered but not yet observed. */
   readonly pendingCreates: number;
 }
@@ -49,8 +51,9 @@ export function planPool(inputs: PoolInputs): PoolPlan {
   const working = unassigned.filter((pod) => !isBroken(pod));
   const terminating = working.filter(isTerminating);
   const live = working.filter((pod) => !isTerminating(pod));
-  const stale = live.filter((pod) => pod.metadata?.annotations?.[SPEC_HASH_ANNOTATION] !== inputs.specHash);
-  const current = live.filter((pod) => pod.metadata?.annotations?.[SPEC_HASH_ANNOTATION] === inputs.specHash);
+  const isCurrent = (pod: V1Pod): boolean => pod.metadata?.annotations?.[SPEC_HASH_ANNOTATION] === inputs.specHash && !hasOtherProxyAddress(pod, inputs.proxyAddress);
+  const stale = live.filter((pod) => !isCurrent(pod));
+  const current = live.filter(isCurrent);
 
   const slots = live.length + terminating.length + inputs.pendingCreates;
   const surplus = Math.max(0, slots - inputs.desired);

@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { SESSION_ID_LABEL, buildWarmPod, isTerminating, sandboxSpecHash, warmPodName, type RandomBytes, type SandboxPodConfig } from '@cli-mcp/podspec';
+import { SESSION_ID_LABEL, buildWarmPod, isTerminating, sandboxSpecHash, sandboxWithoutDns, warmPodName, withEgressProxyAddress, type RandomBytes, type SandboxPodConfig } from '@cli-mcp/podspec';
 import { errorText } from '@cli-mcp/common';
 import { closedGateText, isAlreadyExists, isConflict, isNotFound, type EgressGate } from '@cli-mcp/kube';
 import { preconditionsOf } from '../kube/controller-kube-api.port.js';
@@ -44,6 +44,8 @@ export class PoolReconciler {
   private lastRejection?: string;
   private countsValue?: PoolCounts;
   private egressPause?: string;
+  /** The gateway's address from the gate's last open verdict (`--sandbox-dns none`): new pods get it, others are stale. */
+  private proxyAddress?: string;
 
   constructor(private readonly options: PoolReconcilerOptions) {
     this.specHash = sandboxSpecHash(options.podConfig);
@@ -66,7 +68,8 @@ export class PoolReconciler {
     const known = new Set(informer.pods().map((pod) => pod.metadata?.name));
     for (const [name, at] of this.pending) if (known.has(name) || clock.now() - at > PENDING_TTL_MS) this.pending.delete(name);
 
-    const plan = planPool({ pods: informer.pods(), desired: this.options.desired, specHash: this.specHash, pendingCreates: this.pending.size });
+    await this.learnProxyAddress(signal);
+    const plan = planPool({ pods: informer.pods(), desired: this.options.desired, specHash: this.specHash, proxyAddress: this.proxyAddress, pendingCreates: this.pending.size });
     this.record(plan);
     for (const { pod, reason } of plan.replace) await this.deleteObserved(pod, reason, signal);
     for (const pod of plan.trim) await this.trim(pod, signal);
@@ -163,6 +166,7 @@ export class PoolReconciler {
     const gate = this.options.egressGate;
     if (gate === undefined) return true;
     const verdict = await gate.check(signal);
+    if (verdict.open && verdict.proxyAddress !== undefined) this.proxyAddress = verdict.proxyAddress;
     const pause = verdict.open ? undefined : closedGateText(verdict);
     if (pause !== this.egressPause) {
       if (pause === undefined) this.options.logger.info('egress gate open; pool refill resumes');
@@ -172,11 +176,22 @@ export class PoolReconciler {
     return pause === undefined;
   }
 
+  /**
+   * Without DNS the pods' gateway address is the gate's (C-EGR-1): read at every pass (the verdict is cached for
+   * up to 5 s), so a pool that needs no refill still notices a re-created Service and replaces its pods.
+   */
+  private async learnProxyAddress(signal: AbortSignal): Promise<void> {
+    const gate = this.options.egressGate;
+    if (gate === undefined || !sandboxWithoutDns(this.options.podConfig)) return;
+    const verdict = await gate.check(signal);
+    if (verdict.open && verdict.proxyAddress !== undefined) this.proxyAddress = verdict.proxyAddress;
+  }
+
   /** One create; the failure when the API refused or failed it (AlreadyExists of a random name is not one). */
   private async createOne(signal: AbortSignal): Promise<unknown> {
     const { podConfig, clock, metrics, logger } = this.options;
     const name = warmPodName(podConfig.instanceName, this.options.randomBytes);
-    const pod = buildWarmPod(podConfig, name, this.options.wallClock());
+    const pod = buildWarmPod(withEgressProxyAddress(podConfig, this.proxyAddress), name, this.options.wallClock());
     try {
       await withBoundedSignal(signal, clock, this.options.writeTimeoutMs, (s) => this.options.api.createPod(pod, s));
       this.pending.set(name, clock.now());

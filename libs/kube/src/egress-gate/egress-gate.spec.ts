@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '@cli-mcp/common';
-import type { EgressGateApi, GateEndpointSlice, GateLabelSelector, GateNetworkPolicy } from './egress-gate-api.port.js';
+import type { EgressGateApi, GateEndpointSlice, GateLabelSelector, GateNetworkPolicy, GateService } from './egress-gate-api.port.js';
 import { EgressGate } from './egress-gate.js';
 import { closedGateText, egressGateVerdict } from './egress-gate-verdict.js';
 import { maySelectSandbox } from './sandbox-selection.js';
@@ -77,6 +77,26 @@ describe(egressGateVerdict.name, () => {
     expect(egressGateVerdict(INSTANCE, [READY], [SANDBOX_NP, ...others])).toEqual({ open: true });
   });
 
+  it('with --sandbox-dns cluster, accepts the sandbox policy with its cluster DNS rule', () => {
+    const withDns = buildSandboxEgressPolicy({ namespace: 'tools', instanceName: INSTANCE, sandboxDns: 'cluster' }) as unknown as GateNetworkPolicy;
+    expect(withDns.spec?.egress).toHaveLength(2);
+    expect(SANDBOX_NP.spec?.egress).toHaveLength(1);
+    expect(egressGateVerdict(INSTANCE, [READY], [withDns])).toEqual({ open: true });
+  });
+
+  it('with the Service read (--sandbox-dns none), opens carrying its ClusterIP, and closes when it is missing or headless', () => {
+    const service = (clusterIP?: string): GateService => ({ spec: clusterIP === undefined ? {} : { clusterIP } });
+    expect(egressGateVerdict(INSTANCE, [READY], [SANDBOX_NP], service('10.96.0.12'))).toEqual({ open: true, proxyAddress: '10.96.0.12' });
+    expect(egressGateVerdict(INSTANCE, [READY], [SANDBOX_NP], 'missing')).toEqual({ open: false, reasons: ['Service oc-egress is missing'] });
+    for (const headless of [service('None'), service(''), service()]) {
+      expect(egressGateVerdict(INSTANCE, [READY], [SANDBOX_NP], headless)).toEqual({
+        open: false, reasons: ['Service oc-egress has no ClusterIP (sandboxes without DNS reach the gateway by it)'],
+      });
+    }
+    // An address alone never opens the gate: the other conditions still hold it shut.
+    expect(egressGateVerdict(INSTANCE, [], [SANDBOX_NP], service('10.96.0.12'))).toEqual({ open: false, reasons: ['Service oc-egress has no ready endpoints'] });
+  });
+
   it('names every missing condition in one text', () => {
     const verdict = egressGateVerdict(INSTANCE, [], [allowAll('wide', {})]);
     expect(verdict.open).toBe(false);
@@ -106,8 +126,8 @@ class ManualClock implements Clock {
 }
 
 /** A strict fake of the two reads, counting them; `hold` keeps a read pending until released. */
-function fakeApi(state: { slices: GateEndpointSlice[]; policies: GateNetworkPolicy[]; fail?: Error }) {
-  const calls = { slices: 0, policies: 0 };
+function fakeApi(state: { slices: GateEndpointSlice[]; policies: GateNetworkPolicy[]; service?: GateService; fail?: Error }) {
+  const calls = { slices: 0, policies: 0, services: 0 };
   let release: (() => void) | undefined;
   const api: EgressGateApi & { hold(): void; release(): void } = {
     async listEndpointSlices(selector) {
@@ -120,6 +140,11 @@ function fakeApi(state: { slices: GateEndpointSlice[]; policies: GateNetworkPoli
     async listNetworkPolicies() {
       calls.policies++;
       return state.policies;
+    },
+    async readService(name) {
+      expect(name).toBe('oc-egress');
+      calls.services++;
+      return state.service;
     },
     hold() {
       release = () => undefined;
@@ -145,11 +170,23 @@ describe(EgressGate.name, () => {
     state.slices = [];
     clock.t = 4_999;
     expect(await gate.check(signal)).toEqual({ open: true });
-    expect(calls).toEqual({ slices: 1, policies: 1 });
+    expect(calls).toEqual({ slices: 1, policies: 1, services: 0 });
     clock.t = 5_000;
     expect((await gate.check(signal)).open).toBe(false);
-    expect(calls).toEqual({ slices: 2, policies: 2 });
+    expect(calls).toEqual({ slices: 2, policies: 2, services: 0 });
     expect(gate.lastVerdict).toEqual({ open: false, reasons: ['Service oc-egress has no ready endpoints'] });
+  });
+
+  it('with readProxyAddress, also reads the Service: its ClusterIP in the open verdict, shut while it is missing', async () => {
+    const state: { slices: GateEndpointSlice[]; policies: GateNetworkPolicy[]; service?: GateService } = { slices: [READY], policies: [SANDBOX_NP], service: { spec: { clusterIP: '10.96.0.12' } } };
+    const { api, calls } = fakeApi(state);
+    const clock = new ManualClock();
+    const gate = new EgressGate({ api, instance: INSTANCE, clock, readProxyAddress: true });
+    expect(await gate.check(signal)).toEqual({ open: true, proxyAddress: '10.96.0.12' });
+    delete state.service;
+    clock.t = 5_000;
+    expect(await gate.check(signal)).toEqual({ open: false, reasons: ['Service oc-egress is missing'] });
+    expect(calls).toEqual({ slices: 2, policies: 2, services: 2 });
   });
 
   it('shares one check between concurrent callers', async () => {

@@ -12,12 +12,17 @@ export interface EgressGateOptions {
   clock?: Clock;
   /** How long a verdict is reused; capped at {@link EGRESS_GATE_MAX_TTL_MS}. */
   ttlMs?: number;
+  /**
+   * `--sandbox-dns none`: also read the gateway Service, whose ClusterIP the open verdict carries (the sandboxes'
+   * only way to the gateway), and stay shut while it is missing or headless.
+   */
+  readProxyAddress?: boolean;
 }
 
 /**
  * The fail-closed egress gate (C-EGR-6), asked by the server before every claim and create and by the controller
  * before every pool refill. One check reads the gateway Service's EndpointSlices and the namespace's
- * NetworkPolicies; its verdict — open, closed, or closed because the API could not be read — is reused for up to
+ * NetworkPolicies (and with `--sandbox-dns none` the Service itself, for its ClusterIP); its verdict — open, closed, or closed because the API could not be read — is reused for up to
  * 5 s, and concurrent callers share one check (SingleFlight), so a burst of new sessions costs two requests. A
  * check the caller abandoned is not cached.
  */
@@ -26,6 +31,7 @@ export class EgressGate {
   private readonly instance: string;
   private readonly clock: Clock;
   private readonly ttlMs: number;
+  private readonly readProxyAddress: boolean;
   private readonly flight = new SingleFlight<EgressGateVerdict>();
   private cached: { verdict: EgressGateVerdict; at: number } | undefined;
 
@@ -34,6 +40,7 @@ export class EgressGate {
     this.instance = options.instance;
     this.clock = options.clock ?? systemClock;
     this.ttlMs = Math.min(options.ttlMs ?? EGRESS_GATE_MAX_TTL_MS, EGRESS_GATE_MAX_TTL_MS);
+    this.readProxyAddress = options.readProxyAddress === true;
   }
 
   /** The latest verdict (undefined before the first check), for /health. */
@@ -54,9 +61,13 @@ export class EgressGate {
 
   private async read(signal: AbortSignal): Promise<EgressGateVerdict> {
     try {
-      const selector = `${SERVICE_NAME_LABEL}=${egressNames(this.instance).gateway}`;
-      const [slices, policies] = await Promise.all([this.api.listEndpointSlices(selector, signal), this.api.listNetworkPolicies(signal)]);
-      return egressGateVerdict(this.instance, slices, policies);
+      const gateway = egressNames(this.instance).gateway;
+      const [slices, policies, service] = await Promise.all([
+        this.api.listEndpointSlices(`${SERVICE_NAME_LABEL}=${gateway}`, signal),
+        this.api.listNetworkPolicies(signal),
+        this.readProxyAddress ? this.api.readService(gateway, signal).then((service) => service ?? ('missing' as const)) : Promise.resolve('unread' as const),
+      ]);
+      return egressGateVerdict(this.instance, slices, policies, service);
     } catch (error) {
       if (signal.aborted) throw error;
       return { open: false, reasons: [`the gate's conditions could not be read: ${errorText(error)}`] };

@@ -51,7 +51,12 @@ export function egressNames(instance: string): EgressNames {
   };
 }
 
+/** The gateway Service's namespace-qualified name: the proxy's host, and the `hostAliases` name without DNS. */
+export function egressProxyHost(instance: string, namespace: string): string {
+  return `${egressNames(instance).gateway}.${namespace}.svc`;
+}
+
 /** The sandboxes' `HTTP(S)_PROXY`: the gateway Service by its namespace-qualified name. */
 export function egressProxyUrl(instance: string, namespace: string): string {
-  return `http://${egressNames(instance).gateway}.${namespace}.svc:${EGRESS_PROXY_PORT}`;
+  return `http://${egressProxyHost(instance, namespace)}:${EGRESS_PROXY_PORT}`;
 }

@@ -7,15 +7,19 @@ const SANDBOXES = { 'cli-mcp.redhat.com/instance': 'oc', 'cli-mcp.redhat.com/com
 const GATEWAY = { 'cli-mcp.redhat.com/instance': 'oc', 'cli-mcp.redhat.com/component': 'egress-gateway' };
 
 describe(buildSandboxEgressPolicy.name, () => {
-  it('lets the instance\'s sandboxes send only to its gateway pods on 3128, and to cluster DNS', () => {
-    const policy = buildSandboxEgressPolicy(SCOPE);
-    expect(policy.metadata.name).toBe('oc-egress-sandbox');
-    expect(policy.spec).toEqual({
-      podSelector: { matchLabels: SANDBOXES },
-      policyTypes: ['Egress'],
-      egress: [{ to: [{ podSelector: { matchLabels: GATEWAY } }], ports: [{ protocol: 'TCP', port: 3128 }] }, clusterDnsRule()],
-    });
-    expect(JSON.stringify(policy)).not.toContain('0.0.0.0/0');
+  const toGateway = { to: [{ podSelector: { matchLabels: GATEWAY } }], ports: [{ protocol: 'TCP', port: 3128 }] };
+
+  it('lets the instance\'s sandboxes send only to its gateway pods on 3128: no DNS by default (--sandbox-dns none)', () => {
+    for (const policy of [buildSandboxEgressPolicy(SCOPE), buildSandboxEgressPolicy({ ...SCOPE, sandboxDns: 'none' })]) {
+      expect(policy.metadata.name).toBe('oc-egress-sandbox');
+      expect(policy.spec).toEqual({ podSelector: { matchLabels: SANDBOXES }, policyTypes: ['Egress'], egress: [toGateway] });
+    }
+  });
+
+  it('adds cluster DNS with --sandbox-dns cluster, and never an ipBlock', () => {
+    const policy = buildSandboxEgressPolicy({ ...SCOPE, sandboxDns: 'cluster' });
+    expect(policy.spec.egress).toEqual([toGateway, clusterDnsRule()]);
+    expect(JSON.stringify(policy)).not.toContain('ipBlock');
   });
 });
 

@@ -1,5 +1,6 @@
 import type { V1LabelSelector, V1NetworkPolicyPort, V1ObjectMeta } from '@kubernetes/client-node';
 import { egressGatewayLabels, sandboxLabels } from '../labels.js';
+import type { SandboxDns } from '../sandbox-config.js';
 import type { EgressGatewayConfig, EgressRoutesDocument } from './egress-gateway-config.js';
 import { EGRESS_ADMIN_PORT, EGRESS_PROXY_PORT, egressNames } from './egress-names.js';
 
@@ -37,7 +38,8 @@ export interface NetworkPolicyManifest {
 
 /**
  * Cluster DNS: kube-dns pods in any namespace, or OpenShift's dns-default (5353), as the other policies of this
- * repo name it. Sandboxes keep DNS because their proxy is the Service's DNS name (docs/egress.md "DNS").
+ * repo name it. The gateway resolves route names with it; sandboxes only with `--sandbox-dns cluster`
+ * (docs/egress.md "DNS").
  */
 export function clusterDnsRule(): NetworkPolicyEgressRule {
   return {
@@ -49,8 +51,12 @@ export function clusterDnsRule(): NetworkPolicyEgressRule {
   };
 }
 
-/** (a) Sandboxes of the instance may send only to the gateway pods on the proxy port, and to cluster DNS. */
-export function buildSandboxEgressPolicy(cfg: Scope): NetworkPolicyManifest {
+/**
+ * (a) Sandboxes of the instance may send only to the gateway pods on the proxy port, and — with
+ * `--sandbox-dns cluster` alone — to cluster DNS. By default (`none`) they have no resolver and reach the gateway
+ * by its ClusterIP (a `hostAliases` entry, egress-sandbox.ts), so the policy grants nothing else.
+ */
+export function buildSandboxEgressPolicy(cfg: Scope & { sandboxDns?: SandboxDns | undefined }): NetworkPolicyManifest {
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',
@@ -60,7 +66,7 @@ export function buildSandboxEgressPolicy(cfg: Scope): NetworkPolicyManifest {
       policyTypes: ['Egress'],
       egress: [
         { to: [{ podSelector: { matchLabels: egressGatewayLabels(cfg.instanceName) } }], ports: [{ protocol: 'TCP', port: EGRESS_PROXY_PORT }] },
-        clusterDnsRule(),
+        ...(cfg.sandboxDns === 'cluster' ? [clusterDnsRule()] : []),
       ],
     },
   };

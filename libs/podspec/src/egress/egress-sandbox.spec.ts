@@ -1,6 +1,8 @@
 import type { V1Container, V1EnvVar, V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { buildSessionPod, buildWarmPod } from '../pod-builder.js';
+import { EGRESS_PROXY_ADDRESS_ANNOTATION, SPEC_HASH_ANNOTATION, hasOtherProxyAddress } from '../labels.js';
+import { withEgressProxyAddress } from '../sandbox-config.js';
 import { sandboxSpecHash } from '../spec-hash.js';
 import { checkRestrictedPodSecurity } from '../testing/restricted-pss.js';
 import { INSTANCE, KUBECONFIG_SECRET, NAMESPACE, NOW, SESSION_ID, sandboxConfig } from '../testing/fixtures.js';
@@ -56,5 +58,53 @@ describe('sandbox pod with --egress-gateway', () => {
     expect(sandboxSpecHash(egressCfg)).not.toBe(sandboxSpecHash(plain));
     expect(buildWarmPod(plain, 'w', NOW).spec!.initContainers).toBeUndefined();
     expect(sandboxConfig({ egressGateway: false })).toEqual(plain);
+  });
+});
+
+describe('sandbox pod without DNS (--egress-gateway, --sandbox-dns none: the default)', () => {
+  const noDns = sandboxConfig({ egressGateway: true });
+  const address = '10.96.0.12';
+  const pod = buildSessionPod(withEgressProxyAddress(noDns, address), INSTANCE, SESSION_ID, NOW);
+
+  it('is the default with the gateway; cluster keeps DNS; without the gateway there is no DNS setting at all', () => {
+    expect(noDns.sandboxDns).toBe('none');
+    expect(sandboxConfig({ egressGateway: true, sandboxDns: 'cluster' }).sandboxDns).toBe('cluster');
+    expect(sandboxConfig().sandboxDns).toBeUndefined();
+  });
+
+  it('gets no resolver but loopback, and the proxy\'s name from hostAliases with the gate\'s address', () => {
+    expect(pod.spec!.dnsPolicy).toBe('None');
+    expect(pod.spec!.dnsConfig).toEqual({ nameservers: ['127.0.0.1'] });
+    expect(pod.spec!.hostAliases).toEqual([{ ip: address, hostnames: [`${INSTANCE}-egress.${NAMESPACE}.svc`] }]);
+    // The name the proxy variables use is exactly the aliased one.
+    expect(env(pod)['HTTPS_PROXY']).toBe(`http://${pod.spec!.hostAliases![0]!.hostnames![0]}:3128`);
+    expect(pod.metadata!.annotations![EGRESS_PROXY_ADDRESS_ANNOTATION]).toBe(address);
+    expect(checkRestrictedPodSecurity(pod)).toEqual([]);
+  });
+
+  it('keeps one spec hash whatever the address (a run-time fact), distinct from cluster DNS\'s', () => {
+    const other = buildWarmPod(withEgressProxyAddress(noDns, '10.96.7.7'), 'w', NOW);
+    expect(other.metadata!.annotations![SPEC_HASH_ANNOTATION]).toBe(pod.metadata!.annotations![SPEC_HASH_ANNOTATION]);
+    expect(sandboxSpecHash(noDns)).toBe(pod.metadata!.annotations![SPEC_HASH_ANNOTATION]);
+    expect(sandboxSpecHash(sandboxConfig({ egressGateway: true, sandboxDns: 'cluster' }))).not.toBe(sandboxSpecHash(noDns));
+    expect(hasOtherProxyAddress(other, address)).toBe(true);
+    expect(hasOtherProxyAddress(pod, address)).toBe(false);
+    expect(hasOtherProxyAddress(other, undefined)).toBe(false);
+  });
+
+  it('without an address (never, once the gate is open) has no alias: the proxy is unreachable, not bypassed', () => {
+    const bare = buildWarmPod(noDns, 'w', NOW);
+    expect(bare.spec!.dnsPolicy).toBe('None');
+    expect(bare.spec!.hostAliases).toBeUndefined();
+    expect(bare.metadata!.annotations![EGRESS_PROXY_ADDRESS_ANNOTATION]).toBeUndefined();
+  });
+
+  it('with cluster DNS, or without the gateway, leaves the pod\'s DNS alone and ignores an address', () => {
+    for (const cfg of [sandboxConfig({ egressGateway: true, sandboxDns: 'cluster' }), sandboxConfig()]) {
+      const built = buildWarmPod(withEgressProxyAddress(cfg, address), 'w', NOW);
+      expect(built.spec!.dnsPolicy).toBeUndefined();
+      expect(built.spec!.dnsConfig).toBeUndefined();
+      expect(built.spec!.hostAliases).toBeUndefined();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { V1Container, V1EnvVar, V1SecurityContext, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { V1Container, V1EnvVar, V1PodSpec, V1SecurityContext, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import {
   EGRESS_SANDBOX_CA_KEY,
   EGRESS_SANDBOX_KUBECONFIG_KEY,
@@ -7,6 +7,7 @@ import {
   SANDBOX_EGRESS_CA_DIR,
   SANDBOX_EGRESS_CA_FILE,
   egressNames,
+  egressProxyHost,
   egressProxyUrl,
 } from './egress-names.js';
 
@@ -101,4 +102,24 @@ export function egressCaInitContainer(image: string, base: Pick<V1Container, 're
   if (base.resources !== undefined) container.resources = structuredClone(base.resources);
   if (base.imagePullPolicy !== undefined) container.imagePullPolicy = base.imagePullPolicy;
   return container;
+}
+
+/** The one nameserver of a pod without DNS: loopback, where nothing answers, so a lookup fails at once (no timeout). */
+export const NO_DNS_NAMESERVER = '127.0.0.1';
+
+/**
+ * With `--sandbox-dns none` (C-EGR-1): the pod's resolver configuration and the one name it can still resolve.
+ * `dnsPolicy: None` makes the kubelet write resolv.conf from `dnsConfig` alone, whose only nameserver is loopback;
+ * the sandbox NetworkPolicy has no DNS rule either, so a command can neither resolve names nor carry data out in
+ * queries. The proxy's name in `HTTP(S)_PROXY` and the dummy kubeconfig's `proxy-url` stays the Service's
+ * (`egressProxyHost`), answered by `/etc/hosts` from `hostAliases` with the ClusterIP the gate read — clients behind
+ * a proxy resolve nothing else: they send the target's name in the CONNECT and the gateway resolves it. Without the
+ * address (never, once the gate is open) the entry is left out and the proxy is unreachable: closed, not open.
+ */
+export function noDnsPodFields(instance: string, namespace: string, address: string | undefined): Pick<V1PodSpec, 'dnsPolicy' | 'dnsConfig' | 'hostAliases'> {
+  return {
+    dnsPolicy: 'None',
+    dnsConfig: { nameservers: [NO_DNS_NAMESERVER] },
+    ...(address === undefined ? {} : { hostAliases: [{ ip: address, hostnames: [egressProxyHost(instance, namespace)] }] }),
+  };
 }

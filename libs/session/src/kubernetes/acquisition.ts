@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { authSecretName, isMissingSecret, sessionPodName, type SandboxPodConfig } from '@cli-mcp/podspec';
+import { authSecretName, isMissingSecret, sessionPodName, withEgressProxyAddress, type SandboxPodConfig } from '@cli-mcp/podspec';
 import type { Clock } from '@cli-mcp/common';
 import { closedGateText, type EgressGate, type KubeApi } from '@cli-mcp/kube';
 import { SessionError, SessionErrorCode } from '../session-error.js';
@@ -110,6 +110,18 @@ export class Acquisition {
       throw error;
     });
     if (!verdict.open) throw new SessionError(SessionErrorCode.EgressNotEnforced, `resolve pod: ${closedGateText(verdict)}`);
+    this.proxyAddress = verdict.proxyAddress;
+  }
+
+  /**
+   * The gateway's ClusterIP from the open gate (`--sandbox-dns none`, C-EGR-1): a created pod's `hostAliases`
+   * entry, and the address a claimed pod must carry (a pool pod of a re-created Service is skipped).
+   */
+  proxyAddress: string | undefined;
+
+  /** The pod config for a pod created now: the configuration plus the gateway's current address. */
+  podConfig(): SandboxPodConfig {
+    return withEgressProxyAddress(this.deps.cfg, this.proxyAddress);
   }
 
   /** Step: one claim round over this instance's unassigned pods. */

@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, buildAuthSecret, formatTimestamp, unassignedSelector, claimOrder, isServing, readyBy } from '@cli-mcp/podspec';
+import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, buildAuthSecret, formatTimestamp, hasOtherProxyAddress, unassignedSelector, claimOrder, isServing, readyBy } from '@cli-mcp/podspec';
 import { SessionErrorCode } from '../session-error.js';
 import { resolveError, shouldCleanupAfterWaitFailure } from './acquire-context.js';
 import type { Acquisition } from './acquisition.js';
@@ -33,7 +33,8 @@ type Attempt = { kind: 'claimed'; pod: V1Pod } | { kind: 'next' } | { kind: 'sib
  *  4. the token, by the one delivery path (`deliverToken`: `/assign`, a 409 or an ambiguous failure settled by
  *     asking the agent which token it holds) — our token → claimed; another token → the pod is unlabelled and
  *     marked unclaimable, NEVER deleted (a replica may serve it); any other failure rolls back; then next pod.
- * Candidates skip terminating, finished, crash-looping and marked pods (C-CTL-5). A claim that succeeded is
+ * Candidates skip terminating, finished, crash-looping and marked pods (C-CTL-5), and pods without DNS built for
+ * another gateway address than the gate's (C-EGR-1). A claim that succeeded is
  * tightened (`keepOldestClaim`). Rollback and cleanup use a fresh timeout, never the caller's signal (Go §18.16).
  */
 export async function claimUnassignedPod(acq: Acquisition): Promise<ClaimOutcome> {
@@ -45,7 +46,7 @@ export async function claimUnassignedPod(acq: Acquisition): Promise<ClaimOutcome
     acq.deps.logger.warn('claim: list unassigned pods failed', { session_id: acq.sessionId, error: errorText(error) });
     return { kind: 'none' };
   }
-  const candidates = claimOrder(items);
+  const candidates = claimOrder(items).filter((pod) => !hasOtherProxyAddress(pod, acq.proxyAddress));
   if (candidates.length === 0) return { kind: 'none' };
   for (const candidate of candidates) {
     const attempt = await tryClaim(acq, candidate);

@@ -1,7 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Registry } from 'prom-client';
-import { EgressGate } from '@cli-mcp/kube';
-import { ClientNodeEgressGateApi, ClientNodeKubeApi, loadKubeConfig } from '@cli-mcp/kube/client-node';
+import { ClientNodeKubeApi, createEgressGate, loadKubeConfig } from '@cli-mcp/kube/client-node';
 import { KubernetesBackend } from './kubernetes-backend.js';
 import type { KubernetesBackendOptions } from './kubernetes-backend.options.js';
 
@@ -22,11 +21,9 @@ export interface CreateKubernetesBackendOptions extends Omit<KubernetesBackendOp
 export function createKubernetesBackend(options: CreateKubernetesBackendOptions): KubernetesBackend {
   const { kubeconfigPath, kubeConfig, registry, ...backendOptions } = options;
   const config = kubeConfig ?? loadKubeConfig(kubeconfigPath);
-  const { namespace, instanceName, egressGateway } = options.podConfig;
+  const { namespace } = options.podConfig;
   const api = new ClientNodeKubeApi({ kubeConfig: config, namespace, registry });
   // `--egress-gateway`: every claim and create first asks the fail-closed gate (C-EGR-6).
-  const egressGate =
-    backendOptions.egressGate ??
-    (egressGateway === true ? new EgressGate({ api: new ClientNodeEgressGateApi({ kubeConfig: config, namespace, registry }), instance: instanceName, clock: backendOptions.clock }) : undefined);
+  const egressGate = backendOptions.egressGate ?? createEgressGate(options.podConfig, { kubeConfig: config, registry, clock: backendOptions.clock });
   return new KubernetesBackend({ ...backendOptions, api, egressGate });
 }

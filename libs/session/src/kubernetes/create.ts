@@ -45,7 +45,7 @@ async function createAndAwait(acq: Acquisition, state: CreateState): Promise<Acq
   const name = sessionPodName(acq.deps.cfg.instanceName, acq.sessionId);
   let created: V1Pod;
   try {
-    created = await acq.deps.api.createPod(buildSessionPod(acq.deps.cfg, acq.deps.cfg.instanceName, acq.sessionId, acq.deps.wallClock()), acq.request());
+    created = await acq.deps.api.createPod(buildSessionPod(acq.podConfig(), acq.deps.cfg.instanceName, acq.sessionId, acq.deps.wallClock()), acq.request());
   } catch (error) {
     if (isAlreadyExists(error) && !acq.signal.aborted) return afterPodConflict(acq, state);
     // Only a Secret we made is ours to remove: an existing one may serve a sibling's pod.

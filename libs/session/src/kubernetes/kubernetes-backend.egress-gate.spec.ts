@@ -3,6 +3,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EgressGateVerdict } from '@cli-mcp/kube';
 import { KubeError } from '@cli-mcp/kube';
+import { EGRESS_PROXY_ADDRESS_ANNOTATION, type SandboxPodConfig } from '@cli-mcp/podspec';
 import { SessionErrorCode } from '../session-error.js';
 import { KubernetesBackend } from './kubernetes-backend.js';
 import { SESSION, backendFixture, lists, type Fixture } from './testing/backend-fixture.js';
@@ -15,9 +16,10 @@ describe(`${KubernetesBackend.name} egress gate`, () => {
     expect(f.api.unexpected).toEqual([]);
   });
 
-  function withGate(verdict: EgressGateVerdict): void {
+  function withGate(verdict: EgressGateVerdict, podConfig?: Partial<SandboxPodConfig>): void {
     checks = 0;
     f = backendFixture({
+      podConfig,
       egressGate: {
         check: async () => {
           checks++;
@@ -50,6 +52,25 @@ describe(`${KubernetesBackend.name} egress gate`, () => {
     await expect(f.sut.acquire(SESSION, new AbortController().signal)).rejects.toMatchObject({ code: SessionErrorCode.BackendFailure });
     expect(checks).toBe(1);
     expect(f.api.calls.map((c) => c.method)).toContain('createPod');
+  });
+
+  it('without DNS, skips a pool pod built for another gateway address and creates one with the gate\'s (hostAliases)', async () => {
+    withGate({ open: true, proxyAddress: '10.96.0.12' }, { egressGateway: true, sandboxDns: 'none' });
+    const stale: V1Pod = pod({ name: 'warm-old', ip: '10.0.0.5' });
+    stale.metadata!.annotations = { [EGRESS_PROXY_ADDRESS_ANNOTATION]: '10.96.0.9' };
+    f.api.on('listPods', lists({ assigned: [], unassigned: [stale] }));
+    f.api.on('createSecret', async () => undefined);
+    f.api.on('deleteSecret', async () => undefined);
+    let created: V1Pod | undefined;
+    f.api.on('createPod', async (body: V1Pod) => {
+      created = body;
+      throw new KubeError('injected', 500, 'InternalError');
+    });
+    await expect(f.sut.acquire(SESSION, new AbortController().signal)).rejects.toMatchObject({ code: SessionErrorCode.BackendFailure });
+    // No claim attempt on the stale pod (a claim is a patch), and the created pod reaches the gateway at the new address.
+    expect(f.api.calls.map((c) => c.method)).not.toContain('patchPod');
+    expect(created?.spec?.hostAliases).toEqual([{ ip: '10.96.0.12', hostnames: [`${f.cfg.instanceName}-egress.${f.cfg.namespace}.svc`] }]);
+    expect(created?.metadata?.annotations?.[EGRESS_PROXY_ADDRESS_ANNOTATION]).toBe('10.96.0.12');
   });
 
   it('a session whose pod exists is served without asking the gate', async () => {

@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildSandboxEgressPolicy, SESSION_ID_LABEL as SESSION_LABEL } from '@cli-mcp/podspec';
+import { createEgressService } from '../../../support/egress-service.js';
 import { ENDPOINT_SLICES, NETWORK_POLICIES, SECRETS, startFakeCluster, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
 import { startEgressProcess, type EgressProcess } from '../../../integration/egress/support/egress-process.js';
 import { bash, connectHttpClient, structuredOf, textOf } from '../../mcp/support/mcp-client.js';
@@ -77,6 +78,8 @@ export async function startHostileSandbox(session: string): Promise<HostileSandb
       addressType: 'IPv4', endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }], ports: [{ name: 'proxy', port: gateway.proxyPort, protocol: 'TCP' }],
     });
     cluster.api.create(NETWORK_POLICIES, NS, buildSandboxEgressPolicy({ namespace: NS, instanceName: 'oc' }) as unknown as KubeObject);
+    // --sandbox-dns none (the default): the gate also needs the Service, whose ClusterIP the pods get in hostAliases.
+    createEgressService(cluster, NS, 'oc');
     const keyFile = join(dir, 'hmac.key');
     writeFileSync(keyFile, `${'cd'.repeat(32)}\n`, { mode: 0o600 });
     server = await startHttpServer({

@@ -8,8 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
 import { sandboxSelector, type SandboxPodConfig } from '@cli-mcp/podspec';
 import type { Clock } from '@cli-mcp/common';
-import { EgressGate } from '@cli-mcp/kube';
-import { ClientNodeEgressGateApi, ClientNodeLeaseApi } from '@cli-mcp/kube/client-node';
+import { ClientNodeLeaseApi, createEgressGate } from '@cli-mcp/kube/client-node';
 import { Registry } from 'prom-client';
 import { untilStore } from '@cli-mcp/testing';
 import type { ControllerConfig } from '../../../../apps/sandbox-controller/src/config/controller-config.js';
@@ -150,9 +149,7 @@ export async function startControllerStack(): Promise<ControllerStack> {
         metrics: new ControllerMetrics(registry),
         logger,
         // As run-controller.ts wires it: the fail-closed gate with --egress-gateway (C-EGR-6).
-        ...(podConfig.egressGateway === true
-          ? { egressGate: new EgressGate({ api: new ClientNodeEgressGateApi({ kubeConfig, namespace: podConfig.namespace, registry }), instance: podConfig.instanceName, clock }) }
-          : {}),
+        egressGate: createEgressGate(podConfig, { kubeConfig, registry, clock }),
       });
       runtime.start();
       let stopped = false;

@@ -59,6 +59,8 @@ export interface ProxyTarget {
 }
 
 export interface ProxySpec {
+  /** `none` (the default) or `cluster`: the server's `--sandbox-dns` (C-EGR-1). */
+  sandboxDns?: string;
   targets: ProxyTarget[];
 }
 

@@ -4,7 +4,7 @@ import { childLabels, childNames, sandboxPodLabels, serverPodLabels, SERVER_COMP
 import type { DesiredChild } from './desired-child.js';
 import { ownerReference, type InstanceOwner } from './owner.js';
 import { SERVER_PORT } from './server-args.js';
-import { SANDBOX_COMPONENT, clusterDnsRule } from '@cli-mcp/podspec';
+import { SANDBOX_COMPONENT, clusterDnsRule, egressNames, sandboxWithoutDns } from '@cli-mcp/podspec';
 
 /**
  * The instance's Service, ServiceAccounts, Role, RoleBinding and NetworkPolicies (C-OP-3), as the kustomize path
@@ -38,6 +38,8 @@ export function accessChildren(instance: ResolvedInstance, owner: InstanceOwner)
         { apiGroups: [''], resources: ['secrets'], verbs: ['create', 'delete'] },
         // spec.proxy: the server's egress gate reads these before every claim and create (C-EGR-6). Reads only.
         ...(gateway ? [{ apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list'] }, { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['list'] }] : []),
+        // Without DNS (spec.proxy.sandboxDns none) the gate also reads the gateway Service, for its ClusterIP (C-EGR-1).
+        ...(sandboxWithoutDns(instance.podConfig) ? [{ apiGroups: [''], resources: ['services'], resourceNames: [egressNames(instance.name).gateway], verbs: ['get'] }] : []),
       ],
     }, [['rules']]),
     child(ROLE_BINDINGS, names.server, SERVER_COMPONENT, {

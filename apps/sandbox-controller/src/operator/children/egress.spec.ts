@@ -79,6 +79,27 @@ describe('spec.proxy on the rest of the instance', () => {
     expect(pod).not.toContain('admin-kc');
   });
 
+  it('spec.proxy.sandboxDns: none by default (server --sandbox-dns=none, the Service get, no DNS rule), cluster on request', () => {
+    const sandboxPolicy = (i: ResolvedInstance) => find(gatewayChildren(i), 'NetworkPolicy', 'oc-egress-sandbox');
+    const serviceGet = { apiGroups: [''], resources: ['services'], resourceNames: ['oc-egress'], verbs: ['get'] };
+
+    const none = instance({ proxy: PROXY });
+    expect(none.podConfig.sandboxDns).toBe('none');
+    expect(serverArgs(none, 'cli-mcp-oc-server')).toContain('--sandbox-dns=none');
+    expect(find(accessChildren(none, OWNER), 'Role', 'cli-mcp-oc-server').rules).toContainEqual(serviceGet);
+    expect(sandboxPolicy(none).spec.egress).toHaveLength(1);
+    expect(buildWarmPod(none.podConfig, 'cli-mcp-oc-pool-0001020304', new Date(0)).spec?.dnsPolicy).toBe('None');
+
+    const cluster = instance({ proxy: { ...PROXY, sandboxDns: 'cluster' } });
+    expect(serverArgs(cluster, 'cli-mcp-oc-server')).toContain('--sandbox-dns=cluster');
+    expect(find(accessChildren(cluster, OWNER), 'Role', 'cli-mcp-oc-server').rules).not.toContainEqual(serviceGet);
+    expect(JSON.stringify(sandboxPolicy(cluster).spec.egress)).toContain('kube-dns');
+    expect(buildWarmPod(cluster.podConfig, 'cli-mcp-oc-pool-0001020304', new Date(0)).spec?.dnsPolicy).toBeUndefined();
+
+    const bad = resolveInstance({ metadata: { name: 'oc' }, spec: { proxy: { ...PROXY, sandboxDns: 'off' } } }, DEFAULTS);
+    expect(bad.ok ? [] : bad.errors).toEqual(['spec.proxy.sandboxDns must be none or cluster (got "off")']);
+  });
+
   it('leaves the gate open on the operator\'s own policies: only the gateway\'s sandbox policy grants sandbox egress (C-EGR-6)', () => {
     const ready = [{ endpoints: [{ addresses: ['10.0.0.9'], conditions: { ready: true } }] }];
     const policies = (i: ResolvedInstance) =>

@@ -78,7 +78,7 @@ export function planEgress(instance: ResolvedInstance, inputs: EgressInputs): Eg
       child(SERVICES, buildEgressService(cfg), [['spec', 'type'], ['spec', 'selector'], ['spec', 'ports']], [['spec', 'selector']]),
       child(POD_DISRUPTION_BUDGETS, buildEgressPodDisruptionBudget(cfg), spec),
       child(NETWORK_POLICIES, buildEgressGatewayPolicy(cfg, routes), spec),
-      child(NETWORK_POLICIES, buildSandboxEgressPolicy(cfg), spec),
+      child(NETWORK_POLICIES, buildSandboxEgressPolicy({ ...cfg, sandboxDns: instance.podConfig.sandboxDns }), spec),
       child(DEPLOYMENTS, buildEgressGatewayDeployment(cfg, { routesJson: egressRoutesJson(routes), kubeconfigVersion: inputs.kubeconfigVersion }), [['spec', 'replicas'], ['spec', 'revisionHistoryLimit'], ['spec', 'strategy'], ['spec', 'selector'], ['spec', 'template']], [['spec', 'selector']]),
     ],
   };

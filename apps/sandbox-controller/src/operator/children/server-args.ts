@@ -40,7 +40,7 @@ export function serverArgs(instance: ResolvedInstance, serviceName: string, tls 
     `--default-timeout=${pod.defaultTimeoutSeconds}s`,
   ];
   // spec.proxy (C-EGR-1, C-EGR-6): the server builds egress sandbox pods and claims or creates none while the gate is shut.
-  if (pod.egressGateway === true) args.push('--egress-gateway');
+  if (pod.egressGateway === true) args.push('--egress-gateway', `--sandbox-dns=${pod.sandboxDns ?? 'none'}`);
   if (pod.imagePullPolicy !== undefined) args.push(`--sandbox-image-pull-policy=${pod.imagePullPolicy}`);
   if (pod.env.length > 0) args.push(`--sandbox-env=${JSON.stringify(pod.env)}`);
   if (instance.yieldAfter !== undefined) args.push(`--yield-after=${instance.yieldAfter}`);

@@ -1,6 +1,6 @@
 import { Backoff, errorText, type Clock } from '@cli-mcp/common';
-import { egressNames, type RandomBytes } from '@cli-mcp/podspec';
-import { SERVICE_NAME_LABEL, closedGateText, egressGateVerdict, isAlreadyExists, isConflict, type GateEndpointSlice, type GateNetworkPolicy } from '@cli-mcp/kube';
+import { egressNames, sandboxWithoutDns, type RandomBytes, type SandboxPodConfig } from '@cli-mcp/podspec';
+import { SERVICE_NAME_LABEL, closedGateText, egressGateVerdict, isAlreadyExists, isConflict, type GateEndpointSlice, type GateNetworkPolicy, type GateService } from '@cli-mcp/kube';
 import type { ControllerLogger } from '../../controller-logger.js';
 import { withBoundedSignal } from '../../reconcile/bounded-signal.js';
 import type { PassResult } from '../../reconcile/reconcile-loop.js';
@@ -13,7 +13,7 @@ import { planEgress } from '../children/egress.js';
 import { ownerOf } from '../children/owner.js';
 import { serverDeployment } from '../children/server-deployment.js';
 import type { ObjectApi } from '../kube/object-api.port.js';
-import { CLIMCP_INSTANCES, DEPLOYMENTS, NETWORK_POLICIES, SECRETS } from '../kube/resources.js';
+import { CLIMCP_INSTANCES, DEPLOYMENTS, NETWORK_POLICIES, SECRETS, SERVICES } from '../kube/resources.js';
 import { cachedChild, type OperatorCaches } from '../operator-caches.js';
 import { generatedSecrets } from '../secrets/generated-secrets.js';
 import { checkSecrets, servesTls } from '../secrets/secret-gates.js';
@@ -98,7 +98,7 @@ export class InstanceReconciler {
     const kubeconfig = caches.secrets.get(instance.podConfig.kubeconfigSecret)?.metadata;
     const kubeconfigVersion = kubeconfig?.uid ? `${kubeconfig.uid}/${kubeconfig.resourceVersion ?? ''}` : 'absent';
     const egress = planEgress(instance, { owner, image: this.deps.egressImage, kubeconfigVersion });
-    const gate = egress.kind === 'gateway' ? this.deps.egressGates.get(instance.name) : undefined;
+    const gate = egress.kind === 'gateway' ? this.deps.egressGates.get(instance.name, instance.podConfig) : undefined;
     const serving = egress.kind !== 'refused';
     const problems: string[] = [];
     let blocked = false;
@@ -139,7 +139,7 @@ export class InstanceReconciler {
     });
     // C-EGR-6: Ready only while the gate's verdict is open (gateway endpoints, policies in place) — decided on the
     // informers (watches only, C-OP-6); the pool and the server ask the gate itself, fresh, before every create.
-    const egressShut = gate ? cachedEgressProblem(caches, instance.podConfig.instanceName) : undefined;
+    const egressShut = gate ? cachedEgressProblem(caches, instance.podConfig) : undefined;
 
     const deployment = cachedChild(caches, DEPLOYMENTS, names.server);
     await this.publish(cr, instance, {
@@ -196,10 +196,13 @@ function persistedFill(cr: CliMcpInstance): { filled: boolean; desired: number }
 }
 
 /** The gate's verdict (libs/kube egressGateVerdict) on the cached EndpointSlices and NetworkPolicies; text when shut. */
-function cachedEgressProblem(caches: OperatorCaches, instance: string): string | undefined {
+function cachedEgressProblem(caches: OperatorCaches, podConfig: SandboxPodConfig): string | undefined {
+  const instance = podConfig.instanceName;
   const service = egressNames(instance).gateway;
   const slices = caches.endpointSlices.objects().filter((slice) => slice.metadata?.labels?.[SERVICE_NAME_LABEL] === service) as GateEndpointSlice[];
   const policies = (caches.children.get(NETWORK_POLICIES.plural)?.objects() ?? []) as GateNetworkPolicy[];
-  const verdict = egressGateVerdict(instance, slices, policies);
+  // Without DNS the sandboxes need the Service's ClusterIP, as the gate itself does (libs/kube egress-gate).
+  const cached = sandboxWithoutDns(podConfig) ? ((cachedChild(caches, SERVICES, service) as GateService | undefined) ?? 'missing') : 'unread';
+  const verdict = egressGateVerdict(instance, slices, policies, cached);
   return verdict.open ? undefined : closedGateText(verdict);
 }

@@ -45,6 +45,7 @@ const FIELD_NAMES: Partial<SandboxFlagNames> = {
   memoryRequest: 'spec.sandbox.resources.requests.memory',
   memoryLimit: 'spec.sandbox.resources.limits.memory',
   env: 'spec.sandbox.env',
+  sandboxDns: 'spec.proxy.sandboxDns',
   maxTimeoutSeconds: 'the operator\'s --max-timeout',
   defaultTimeoutSeconds: 'the operator\'s --default-timeout',
 };
@@ -77,6 +78,7 @@ export function resolveInstance(cr: CliMcpInstance, defaults: OperatorDefaults):
       // spec.proxy: the sandboxes get the egress pod configuration (proxy env, gateway CA, the dummy kubeconfig, never
       // the Secret), exactly what the server builds from `--egress-gateway` (server-args.ts), so the hashes match.
       egressGateway: spec.proxy !== undefined,
+      sandboxDns: spec.proxy?.sandboxDns,
       cpuRequest: text(sandbox.resources?.requests?.cpu),
       cpuLimit: text(sandbox.resources?.limits?.cpu),
       memoryRequest: text(sandbox.resources?.requests?.memory),

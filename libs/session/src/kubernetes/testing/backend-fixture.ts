@@ -28,11 +28,11 @@ export interface Fixture {
   sut: KubernetesBackend;
 }
 
-export function backendFixture(options: { readyTimeoutMs?: number; activityIntervalMs?: number; instanceName?: string; egressGate?: KubernetesBackendOptions['egressGate'] } = {}): Fixture {
+export function backendFixture(options: { readyTimeoutMs?: number; activityIntervalMs?: number; instanceName?: string; egressGate?: KubernetesBackendOptions['egressGate']; podConfig?: Partial<SandboxPodConfig> } = {}): Fixture {
   const api = new StrictKubeApi();
   const agent = new StrictAssignAgent();
   const clock = new FakeClock();
-  const cfg = testPodConfig({ instanceName: options.instanceName });
+  const cfg: SandboxPodConfig = { ...testPodConfig({ instanceName: options.instanceName }), ...options.podConfig };
   const logs: LogLine[] = [];
   const logger: KubernetesBackendLogger = {
     debug: (message, fields) => logs.push({ level: 'debug', message, fields }),
