@@ -32,7 +32,7 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package install
     const stage = join(scratch, 'stage');
     mkdirSync(stage);
     mkdirSync(home);
-    for (const entry of ['package.json', 'README.md', 'LICENSE', 'bin', 'dist']) cpSync(join(ROOT, entry), join(stage, entry), { recursive: true });
+    for (const entry of ['package.json', 'README.md', 'LICENSE', 'bin', 'dist', 'native']) cpSync(join(ROOT, entry), join(stage, entry), { recursive: true });
     execFileSync(process.execPath, [join(ROOT, 'scripts/pack-shrinkwrap.mjs'), 'write', stage]);
     const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch, stage], { encoding: 'utf8' })) as Array<{ filename: string; files: Array<{ path: string }> }>;
     files = packed[0]!.files.map((f) => f.path);
