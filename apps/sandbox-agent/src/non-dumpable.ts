@@ -44,8 +44,8 @@ const ADDON = '@cli-mcp/non-dumpable';
 /**
  * The default port: prctl(option, value, 0, 0, 0) through the addon, which `npm ci` compiles with node-gyp as it
  * does node-pty (an optional dependency: without a compiler the install still succeeds, and the agent says why it
- * stayed dumpable). Loading it costs ~0.1 MiB of resident memory and well under a millisecond; the FFI library it
- * replaced cost ~2.7 MiB (bench/agent.bench.mjs, docs/security.md).
+ * stayed dumpable). Loading it costs ~0.3 MB of resident memory (mostly Node's own code for loading an addon) and
+ * ~1 ms; the FFI library it replaced cost ~2.8 MB (bench/agent.bench.mjs, docs/agent.md "Start-up and footprint").
  */
 export function loadPrctl(): Prctl {
   if (process.platform !== 'linux') throw new Error(`not Linux (${process.platform})`);
