@@ -1,6 +1,6 @@
 // Sandbox agent benchmark (issue 11): `POST /exec true` on TCP loopback and over the Unix socket against
 // spawn-per-command (`bash -c true`), in alternating rounds; start → healthy and the idle footprint, and what
-// being non-dumpable costs (issue 22 item 4: koffi loaded and prctl called before the shell starts).
+// being non-dumpable costs (issue 22 item 4: the prctl addon, native/non-dumpable, loaded and called before the shell starts).
 import { spawn } from 'node:child_process';
 import { AgentClient } from '../dist/libs/agent-client/src/index.js';
 import { memoryMb, startAgent, stopAgent } from './lib/agent-process.mjs';

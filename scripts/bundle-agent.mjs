@@ -31,8 +31,9 @@ await build({
   minify: true,
   sourcemap: 'linked',
   logLevel: 'error',
-  // Native, so loaded from node_modules: node-pty on the first tty command, koffi's prebuilt module at start.
-  external: ['node-pty', /* prctl: non-dumpable, issue 22 item 4 */ '@koromix/*'],
+  // Native, so loaded from node_modules: node-pty on the first tty command, the prctl addon at start (non-dumpable,
+  // issue 22 item 4; native/non-dumpable).
+  external: ['node-pty', '@cli-mcp/non-dumpable'],
   // protocol.sh (the shell's side of the protocol) is inlined as text; nest-cli.json copies it beside the build.
   loader: { '.sh': 'text' },
   plugins: [agentClientWireOnly],

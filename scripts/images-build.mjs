@@ -157,7 +157,7 @@ export function contextHash(contextDir) {
 }
 
 /** The .dockerignore patterns this repository uses: paths from the context root, `*` within one segment. */
-function readIgnore(file) {
+export function readIgnore(file) {
   const patterns = existsSync(file) ? readFileSync(file, 'utf8').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#')) : [];
   const regexes = patterns.map((pattern) => new RegExp(`^${pattern.replace(/\/+$/, '').replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')}(/.*)?$`));
   return (rel) => regexes.some((regex) => regex.test(rel));

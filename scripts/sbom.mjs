@@ -12,7 +12,8 @@ const omitOptional = process.argv.includes('--omit-optional');
 const lock = JSON.parse(readFileSync('package-lock.json', 'utf8'));
 const kept = new Set();
 for (const [path, entry] of Object.entries(lock.packages)) {
-  if (!path.startsWith('node_modules/') || entry.dev === true || (omitOptional && entry.optional === true)) continue;
+  // A link (`file:` dependency) is this repository's own code, native/non-dumpable: part of the main component.
+  if (!path.startsWith('node_modules/') || entry.link === true || entry.dev === true || (omitOptional && entry.optional === true)) continue;
   kept.add(`${path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length)}@${entry.version}`);
 }
 const bom = JSON.parse(execFileSync('npm', ['sbom', '--package-lock-only', '--sbom-format', 'cyclonedx'], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }));

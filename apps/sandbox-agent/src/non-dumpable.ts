@@ -3,12 +3,11 @@
  * `/proc/<pid>/environ` (the session token, when it came in the environment) or `/proc/<pid>/mem`. They run as the
  * agent's own user, so the kernel's ptrace access check lets them — unless the agent is not dumpable: then it asks
  * for CAP_SYS_PTRACE in the agent's user namespace, which no sandbox command has (ptrace(2), "Ptrace access mode
- * checking"). Node has no prctl(2), so it is called through koffi's FFI (prebuilt per platform; no compiler).
+ * checking"). Node has no prctl(2), so it is called through our own Node-API addon, native/non-dumpable (one C
+ * function; ABI-stable, so one build serves every Node release).
  * The flag is per process and execve of a readable binary resets it, so bash and what it runs stay dumpable:
  * they are the user's own (docs/security.md "The agent out of its commands' reach").
  */
-
-import { dirname, join } from 'node:path';
 
 /** prctl(2) options (linux/prctl.h). */
 const PR_GET_DUMPABLE = 3;
@@ -34,16 +33,19 @@ export function makeNonDumpable(load: () => Prctl = loadPrctl): DumpState {
   return now === 0 ? { nonDumpable: true } : { nonDumpable: false, reason: `PR_GET_DUMPABLE still says ${now}` };
 }
 
-/** What this module uses of koffi's native module (its `load` and `func`, koffi.dev "Loading libraries"). */
-interface KoffiNative {
-  load(path: string): { func(signature: string): (...args: number[]) => unknown };
+/** The addon's exports (native/non-dumpable/prctl.c). */
+interface NonDumpableAddon {
+  prctl(option: number, value: number): number;
 }
 
+/** The addon's package; its `main` is the compiled module (build/Release/non_dumpable.node). */
+const ADDON = '@cli-mcp/non-dumpable';
+
 /**
- * The default port: prctl from the C library through koffi's prebuilt module for this platform
- * (`@koromix/koffi-<platform>-<arch>`, which the `koffi` dependency installs), opened directly: koffi's own entry
- * costs 10–15 ms more at every start (it reads the Node binary's ELF header to pick glibc or musl, among other
- * things), measured by bench/agent.bench.mjs. glibc's build first, then musl's.
+ * The default port: prctl(option, value, 0, 0, 0) through the addon, which `npm ci` compiles with node-gyp as it
+ * does node-pty (an optional dependency: without a compiler the install still succeeds, and the agent says why it
+ * stayed dumpable). Loading it costs ~0.3 MB of resident memory (mostly Node's own code for loading an addon) and
+ * ~1 ms; the FFI library it replaced cost ~2.8 MB (bench/agent.bench.mjs, docs/agent.md "Start-up and footprint").
  */
 export function loadPrctl(): Prctl {
   if (process.platform !== 'linux') throw new Error(`not Linux (${process.platform})`);
@@ -53,19 +55,6 @@ export function loadPrctl(): Prctl {
   const requireHere = typeof require === 'function'
     ? require
     : (process.getBuiltinModule('node:module') as typeof import('node:module')).createRequire(import.meta.url);
-  const pkg = `@koromix/koffi-${process.platform}-${process.arch}`;
-  const dir = dirname(requireHere.resolve(`${pkg}/package.json`));
-  let native: KoffiNative | undefined;
-  const failures: string[] = [];
-  for (const libc of ['linux', 'musl']) {
-    try {
-      native = requireHere(join(dir, `${libc}_${process.arch}`, 'koffi.node')) as KoffiNative;
-      break;
-    } catch (err) {
-      failures.push(err instanceof Error ? err.message.split('\n')[0]! : String(err));
-    }
-  }
-  if (native === undefined) throw new Error(`${pkg} did not load: ${failures.join('; ')}`);
-  const prctl = native.load('libc.so.6').func('int prctl(int option, unsigned long arg2, unsigned long arg3, unsigned long arg4, unsigned long arg5)');
-  return (option, value) => prctl(option, value, 0, 0, 0) as number;
+  const addon = requireHere(ADDON) as NonDumpableAddon;
+  return (option, value) => addon.prctl(option, value);
 }

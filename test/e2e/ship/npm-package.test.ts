@@ -32,7 +32,7 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package install
     const stage = join(scratch, 'stage');
     mkdirSync(stage);
     mkdirSync(home);
-    for (const entry of ['package.json', 'README.md', 'LICENSE', 'bin', 'dist']) cpSync(join(ROOT, entry), join(stage, entry), { recursive: true });
+    for (const entry of ['package.json', 'README.md', 'LICENSE', 'bin', 'dist', 'native']) cpSync(join(ROOT, entry), join(stage, entry), { recursive: true });
     execFileSync(process.execPath, [join(ROOT, 'scripts/pack-shrinkwrap.mjs'), 'write', stage]);
     const packed = JSON.parse(execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch, stage], { encoding: 'utf8' })) as Array<{ filename: string; files: Array<{ path: string }> }>;
     files = packed[0]!.files.map((f) => f.path);
@@ -49,7 +49,10 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package install
       'bin/cli-mcp-server.js', 'bin/sandbox-agent.cjs', 'bin/sandbox-controller.js', 'dist/mcp-server/main.js',
       'dist/sandbox-controller/main.js', 'dist/sandbox-agent/main.js', 'npm-shrinkwrap.json', 'LICENSE', 'README.md',
       'bin/cli-mcp-egress.js', 'dist/egress-gateway/main.js',
+      // The agent's prctl addon as sources: compiled at install, like node-pty.
+      'native/non-dumpable/package.json', 'native/non-dumpable/binding.gyp', 'native/non-dumpable/prctl.c',
     ]));
+    expect(files.filter((path) => path.startsWith('native/') && path.includes('/build/'))).toEqual([]);
     expect(files.filter((path) => /\.ts$|(^|\/)(test|testing)\//.test(path) || /\.(spec|test)\.js$/.test(path))).toEqual([]);
   });
 
@@ -93,7 +96,7 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package install
     }
   }, 90_000);
 
-  it('sandbox-agent starts from the prefix, answers /health and runs commands in pipe and tty mode', async () => {
+  it('sandbox-agent starts from the prefix non-dumpable (its prctl addon compiled at install), answers /health and runs commands in pipe and tty mode', async () => {
     const token = 'a'.repeat(64);
     const agent = spawn('sandbox-agent', [], {
       cwd: home, stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
@@ -105,7 +108,9 @@ describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package install
         agent.on('exit', (code) => reject(new Error(`sandbox-agent exited with ${code}`)));
       });
       const base = `http://127.0.0.1:${port}`;
-      expect((await fetch(`${base}/health`)).status).toBe(200);
+      const health = await fetch(`${base}/health`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ nonDumpable: true });
       const exec = async (body: Record<string, unknown>) =>
         (await (await fetch(`${base}/exec`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as { stdout: string; exit_code: number };
       expect(await exec({ command: 'echo piped' })).toMatchObject({ stdout: 'piped', exit_code: 0 });

@@ -39,15 +39,15 @@ describe('sandbox-agent: non-dumpable (issue 22 item 4)', () => {
     expect((await agent.call('GET', '/health')).json).toMatchObject({ status: 'ok', nonDumpable: false });
   });
 
-  it('without koffi it still serves, warns why and /health says nonDumpable: false', async () => {
-    // The bundle alone, away from any node_modules: koffi's prebuilt module is not found.
-    const dir = mkdtempSync(join(tmpdir(), 'agent-no-koffi-'));
+  it('without its prctl addon it still serves, warns why and /health says nonDumpable: false', async () => {
+    // The bundle alone, away from any node_modules: the addon (native/non-dumpable) is not found.
+    const dir = mkdtempSync(join(tmpdir(), 'agent-no-addon-'));
     dirs.push(dir);
     for (const name of ['main.js', 'package.json']) copyFileSync(join(dirname(AGENT_MAIN), name), join(dir, name));
     const agent = await startAgent({ argv: [join(dir, 'main.js')] });
     const warning = await agent.waitForLog((l) => l.non_dumpable !== undefined);
     expect(warning).toMatchObject({ level: 40, non_dumpable: false, msg: expect.stringContaining('the agent is dumpable') });
-    expect(warning.reason).toMatch(new RegExp(`^prctl\\(2\\) is unavailable: Cannot find module '@koromix/koffi-linux-${process.arch}/package.json'$`));
+    expect(warning.reason).toBe("prctl(2) is unavailable: Cannot find module '@cli-mcp/non-dumpable'");
     expect((await agent.call('GET', '/health')).json).toMatchObject({ status: 'ok', nonDumpable: false });
     expect((await agent.exec('echo still-works')).stdout).toBe('still-works');
   });

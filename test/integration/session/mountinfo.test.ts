@@ -49,6 +49,11 @@ describe.skipIf(skip !== undefined)('mountinfo in a bubblewrap sandbox names no 
     ]);
   });
 
+  it('copies of the prctl addon hold what loads only: its package.json and module, no sources or build tree', async () => {
+    const listing = await stack.run('s-mountinfo', 'cd /.cli-mcp/node_modules/@cli-mcp && find . -type f | sort');
+    expect(listing.response.stdout.split('\n')).toEqual(['./non-dumpable/build/Release/non_dumpable.node', './non-dumpable/package.json']);
+  });
+
   it('mounts no Node binary: wherever Node is installed (a home, a checkout), no mount names it', () => {
     const node = realpathSync(process.execPath);
     expect(mounts.filter((mount) => mount.root === node || mount.mountPoint.endsWith('/node')).map((mount) => mount.line)).toEqual([]);

@@ -79,7 +79,7 @@ const PROFILES: Record<string, ImageProfile> = {
   },
   sandbox: {
     appDir: '/opt/sandbox-agent',
-    modules: ['@koromix', 'node-pty'],
+    modules: ['@cli-mcp', 'node-pty'],
     pod: (stage) => ({ ...sandbox, secrets: sandboxSecrets(sandbox.tokenSecret, kubeconfig(stage)) }),
     ready: async (started, stage, uid) => {
       await started.waitFor(/"msg":"listening"/);
@@ -129,7 +129,7 @@ describeWhenReady('images built and run with podman (docker/Containerfile.*)', p
       }
     }, 120_000);
 
-    it('carries only what runs: no source maps, no node_modules the app does not load, node-pty and koffi without foreign builds, an SBOM', async () => {
+    it('carries only what runs: no source maps, no node_modules the app does not load, node-pty and the prctl addon without foreign builds or sources, an SBOM', async () => {
       await withImageRoot(tags.get(name)!, (root) => {
         const files = listTree(join(root, profile.appDir));
         expect(files.filter((path) => path.endsWith('.map'))).toEqual([]);
@@ -137,8 +137,9 @@ describeWhenReady('images built and run with podman (docker/Containerfile.*)', p
         const pty = files.filter((path) => path.startsWith('node_modules/node-pty/'));
         expect(pty.filter((path) => !/^node_modules\/node-pty\/(package\.json|LICENSE|lib\/.*\.js|build\/Release\/pty\.node)$/.test(path))).toEqual([]);
         if (profile.modules.includes('node-pty')) expect(pty).toContain('node_modules/node-pty/build/Release/pty.node');
-        // koffi: this platform's package only, without its musl (Alpine) build.
-        expect(files.filter((path) => path.startsWith('node_modules/@koromix/') && (!path.startsWith(`node_modules/@koromix/koffi-linux-${process.arch}/`) || path.includes('/musl_')))).toEqual([]);
+        // The prctl addon (native/non-dumpable): its package.json and the module compiled in the build, nothing else.
+        const addon = files.filter((path) => path.startsWith('node_modules/@cli-mcp/'));
+        if (profile.modules.includes('@cli-mcp')) expect(addon.sort()).toEqual(['node_modules/@cli-mcp/non-dumpable/build/Release/non_dumpable.node', 'node_modules/@cli-mcp/non-dumpable/package.json']);
         const sbom = JSON.parse(readFileSync(join(root, profile.appDir, 'sbom.cdx.json'), 'utf8')) as { bomFormat: string; components: unknown[] };
         expect(sbom.bomFormat).toBe('CycloneDX');
         expect(sbom.components.length).toBeGreaterThan(10);

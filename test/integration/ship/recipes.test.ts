@@ -105,8 +105,10 @@ describe('the sandbox recipe from before issue 22 fails the node-pty checks (ite
     expect(toolchainProblems(before('sandbox', 22))).toEqual([
       'build: npm ci builds node-pty without npm_config_nodedir=/usr/local (node-gyp would download headers)',
       'build: npm ci is not followed by a check that fails naming node-pty',
+      'build: npm ci is not followed by a check that fails naming @cli-mcp/non-dumpable',
       'deps: npm ci builds node-pty without npm_config_nodedir=/usr/local (node-gyp would download headers)',
       'deps: npm ci is not followed by a check that fails naming node-pty',
+      'deps: npm ci is not followed by a check that fails naming @cli-mcp/non-dumpable',
     ]);
   });
 });

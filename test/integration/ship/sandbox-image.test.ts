@@ -82,14 +82,14 @@ describeWhenReady('sandbox image (docker/Containerfile.sandbox) run as its pod',
     }
   }, 60_000);
 
-  it('holds runtime files only: the agent bundle, node-pty and koffi\'s prebuilt module (no launcher: the ENTRYPOINT runs the bundle) — no sources, no test support', () => {
+  it('holds runtime files only: the agent bundle, node-pty and the prctl addon (no launcher: the ENTRYPOINT runs the bundle) — no sources, no test support', () => {
     const ours = listTree(join(image.root, 'opt/sandbox-agent')).filter((path) => !path.startsWith('node_modules/'));
     expect(ours.filter((path) => path.endsWith('.ts') || isTestSupport(path))).toEqual([]);
     expect(ours).toContain('dist/sandbox-agent/main.js');
     expect(ours.filter((path) => path.startsWith('bin/'))).toEqual([]);
     expect(listTree(join(image.root, 'opt/sandbox-agent/node_modules')).map((path) => path.split('/')[0])).toEqual(expect.arrayContaining(['node-pty']));
-    expect(new Set(listTree(join(image.root, 'opt/sandbox-agent/node_modules')).map((path) => path.split('/')[0]))).toEqual(new Set(['node-pty', '@koromix']));
-    // koffi's prebuilt module for this platform only (npm skips the other optional @koromix packages).
-    expect(new Set(listTree(join(image.root, 'opt/sandbox-agent/node_modules/@koromix')).map((path) => path.split('/')[0]))).toEqual(new Set([`koffi-linux-${process.arch}`]));
+    expect(new Set(listTree(join(image.root, 'opt/sandbox-agent/node_modules')).map((path) => path.split('/')[0]))).toEqual(new Set(['node-pty', '@cli-mcp']));
+    // The prctl addon (native/non-dumpable) as files, not npm's link into the sources: package.json and the module.
+    expect(listTree(join(image.root, 'opt/sandbox-agent/node_modules/@cli-mcp')).sort()).toEqual(['non-dumpable/build/Release/non_dumpable.node', 'non-dumpable/package.json']);
   });
 });

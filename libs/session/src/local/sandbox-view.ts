@@ -18,11 +18,12 @@ export const PRIVATE_DIRS = ['/tmp', '/var/tmp', '/run'] as const;
 export const RESERVED_PATHS = ['/', '/workspace', '/.cli-mcp', '/proc', '/dev', ...PRIVATE_DIRS] as const;
 /**
  * The agent's native packages and the parts of each it needs at run time: node-pty (tty mode, loaded lazily) and
- * koffi's prebuilt module for this platform (prctl at start: a non-dumpable agent, issue 22 item 4).
+ * our prctl addon, native/non-dumpable (at start: a non-dumpable agent, issue 22 item 4) — its package.json (whose
+ * `main` names the module) and the compiled module, not its sources or build tree.
  */
 const RUNTIME_PACKAGES: ReadonlyArray<{ readonly name: string; readonly parts: readonly string[] }> = [
   { name: 'node-pty', parts: ['package.json', 'lib', 'build/Release'] },
-  { name: `@koromix/koffi-${process.platform}-${process.arch}`, parts: ['.'] },
+  { name: '@cli-mcp/non-dumpable', parts: ['package.json', 'build/Release/non_dumpable.node'] },
 ];
 
 /** One host-sourced entry of the sandbox's filesystem, in mount order. */
@@ -67,7 +68,7 @@ export interface ViewBaseInput {
 
 /**
  * Plans the server-wide part of the view: the documented system entries of `/` (symlinks stay symlinks, so
- * merged-/usr systems look the same), the agent bundle, node-pty and koffi at fixed paths, then the operator's
+ * merged-/usr systems look the same), the agent bundle, node-pty and the prctl addon at fixed paths, then the operator's
  * extra read-only paths. The Node binary is not part of the view (launch-spec.ts execs it from a descriptor).
  */
 export async function planViewBase(input: ViewBaseInput): Promise<ViewBase> {

@@ -22,7 +22,8 @@ export function baseImageProblems(stages: readonly Stage[], ltsVersion: string):
  * A stage that runs `npm ci` with install scripts builds node-pty from source: python3, make and g++ first; the
  * base image's own headers (ENV npm_config_nodedir=/usr/local), since node-gyp would fetch them from nodejs.org;
  * and a check chained after it that fails the build naming node-pty when it did not compile (npm drops an
- * optional package whose build failed and carries on). Issue 22 item 5.
+ * optional package whose build failed and carries on). Issue 22 item 5. The agent's prctl addon
+ * (@cli-mcp/non-dumpable, native/) is built by the same npm ci and is checked the same way (issue 22 item 4).
  */
 export function toolchainProblems(stages: readonly Stage[]): string[] {
   return stages.flatMap((stage) => {
@@ -34,6 +35,7 @@ export function toolchainProblems(stages: readonly Stage[]): string[] {
     const problems = missing.length === 0 ? [] : [`${name}: npm ci builds node-pty but ${missing.join(', ')} are not installed before it`];
     if (stage.env.get('npm_config_nodedir') !== '/usr/local') problems.push(`${name}: npm ci builds node-pty without npm_config_nodedir=/usr/local (node-gyp would download headers)`);
     if (!/require\('node-pty'\)"\s*\|\|\s*\{[^}]*node-pty did not compile[^}]*exit 1/.test(stage.runs[ci]!)) problems.push(`${name}: npm ci is not followed by a check that fails naming node-pty`);
+    if (!/require\('@cli-mcp\/non-dumpable'\)"\s*\|\|\s*\{[^}]*@cli-mcp\/non-dumpable[^}]*did not compile[^}]*exit 1/.test(stage.runs[ci]!)) problems.push(`${name}: npm ci is not followed by a check that fails naming @cli-mcp/non-dumpable`);
     return problems;
   });
 }

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { readIgnore } from '../../../../scripts/images-build.mjs';
 import type { Stage } from './containerfile.js';
 
 const run = promisify(execFile);
@@ -11,7 +12,7 @@ const COMPLETE = '.cli-mcp-ship-complete';
 /**
  * Runs a dependency stage the way the build would (C-SHIP-2): its `npm ci …` and `node scripts/sbom.mjs …` RUN
  * lines, verbatim (with the checks chained after them), in a scratch folder holding what the stage COPYs from the
- * build context (package.json, the lockfile, the script) — offline, from the npm cache. Results are reused per
+ * build context (package.json, the lockfile, the script, native/ with .dockerignore applied) — offline, from the npm cache. Results are reused per
  * (copied files, RUN lines, Node version), so repeated runs cost nothing; a stage with other RUN lines (apt-get:
  * the toolchain this machine already has) keeps only these.
  * Returns the folder that stands for the stage's WORKDIR.
@@ -21,7 +22,7 @@ export async function installStage(stage: Stage, repoRoot: string): Promise<stri
   if (npmLines.length === 0) throw new Error(`stage ${stage.name ?? '?'} runs neither "npm ci" nor scripts/sbom.mjs; this check cannot stand in for it`);
   // Context file → its place relative to the stage's WORKDIR.
   const inputs = stage.copies.filter((copy) => copy.from === undefined).flatMap((copy) =>
-    copy.sources.map((source) => [source, copy.destIsDir ? join(relative(stage.workdir, copy.dest), basename(source)) : relative(stage.workdir, copy.dest)] as const));
+    copy.sources.flatMap((source) => contextFiles(repoRoot, source, copy.destIsDir ? join(relative(stage.workdir, copy.dest), basename(source)) : relative(stage.workdir, copy.dest))));
   const key = createHash('sha256')
     .update(inputs.map(([source, target]) => `${target}\0${readFileSync(join(repoRoot, source), 'utf8')}`).join('\0'))
     .update(npmLines.join('\n'))
@@ -59,4 +60,13 @@ export async function installStage(stage: Stage, repoRoot: string): Promise<stri
     throw error;
   }
   return final;
+}
+
+/** The context files a COPY of `source` to `target` brings, file by file; a directory as the engine sends it. */
+function contextFiles(repoRoot: string, source: string, target: string): Array<readonly [string, string]> {
+  if (!statSync(join(repoRoot, source)).isDirectory()) return [[source, target]];
+  const ignored = readIgnore(join(repoRoot, '.dockerignore'));
+  return readdirSync(join(repoRoot, source)).sort()
+    .filter((name) => !ignored(join(source, name)))
+    .flatMap((name) => contextFiles(repoRoot, join(source, name), join(target, name)));
 }
