@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { nodeCrypto } from './node-crypto.js';
 
 /** Keys shorter than this still work but get a warning (C-AUTH-1). */
 export const RECOMMENDED_KEY_BYTES = 32;
@@ -60,10 +60,10 @@ export async function loadHmacKey(path: string | undefined): Promise<LoadedHmacK
  */
 export async function loadOrCreateHmacKey(path: string): Promise<LoadedHmacKey & { created: boolean }> {
   let created = false;
-  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const temporary = `${path}.${process.pid}.${nodeCrypto().randomBytes(4).toString('hex')}.tmp`;
   try {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    await writeFile(temporary, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    await writeFile(temporary, `${nodeCrypto().randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
     await link(temporary, path);
     created = true;
   } catch (error) {

@@ -1,2 +1,3 @@
 export * from './session-token.js';
 export * from './hmac-key.js';
+export * from './node-crypto.js';

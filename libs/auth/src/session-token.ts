@@ -1,11 +1,11 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { nodeCrypto } from './node-crypto.js';
 
 /**
  * Session token = lowercase hex of HMAC-SHA256(key bytes, session id as UTF-8) — 64 chars, identical on every
  * replica, so nothing has to be stored (C-AUTH-1, Go §8).
  */
 export function deriveSessionToken(key: Buffer, sessionId: string): string {
-  return createHmac('sha256', key).update(sessionId, 'utf8').digest('hex');
+  return nodeCrypto().createHmac('sha256', key).update(sessionId, 'utf8').digest('hex');
 }
 
 /** Constant-time comparison of two tokens; unequal lengths are rejected without leaking where they differ. */
@@ -14,10 +14,10 @@ export function tokensEqual(presented: string, expected: string): boolean {
   const b = Buffer.from(expected, 'utf8');
   if (a.length !== b.length) {
     // Compare against itself so the work done does not depend on the secret's content.
-    timingSafeEqual(b, b);
+    nodeCrypto().timingSafeEqual(b, b);
     return false;
   }
-  return timingSafeEqual(a, b);
+  return nodeCrypto().timingSafeEqual(a, b);
 }
 
 /**

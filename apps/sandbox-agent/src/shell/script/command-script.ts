@@ -50,7 +50,7 @@
  *   command. ≈ 280 fewer read(2) per command.
  */
 
-import { randomFillSync } from 'node:crypto';
+import { nodeCrypto } from '@cli-mcp/auth';
 import { CLEARED, TAKEN, type KeptStatus } from '../jobs/job-ledger.js';
 import type { CommandShape } from './command-shape.js';
 import { assembleProtocol } from './protocol-source.js';
@@ -86,7 +86,7 @@ let nonceOffset = nonceBytes.length;
  */
 export function newNonce(): string {
   if (nonceOffset === nonceBytes.length) {
-    randomFillSync(nonceBytes);
+    nodeCrypto().randomFillSync(nonceBytes);
     nonceOffset = 0;
   }
   nonceOffset += 8;
