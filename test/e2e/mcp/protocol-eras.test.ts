@@ -50,7 +50,8 @@ describe('protocol eras on /mcp: SDK v2 client', () => {
       timeout: 60_000,
       onprogress: (update) => void progress.push(update.message ?? ''),
     });
-    expect(result.structuredContent).toMatchObject({ stdout: 'step-one\ndone', exit_code: 0 });
+    // The message names the result when it is not the command's (an error result has text only).
+    expect(result.structuredContent, JSON.stringify(result.content)).toMatchObject({ stdout: 'step-one\ndone', exit_code: 0 });
     expect(progress.some((message) => message.includes('stdout: step-one'))).toBe(true);
 
     // The contract's exact strings (C-MCP-4), whatever the era.
