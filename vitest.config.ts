@@ -50,6 +50,7 @@ export default defineConfig({
   plugins,
   test: {
     pool: 'forks',
+    maxWorkers: 2,
     projects: [
       {
         resolve: { alias },
@@ -66,7 +67,7 @@ export default defineConfig({
       {
         resolve: { alias },
         plugins,
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000, fileParallelism: false, setupFiles: [LEFTOVERS] },
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000, setupFiles: [LEFTOVERS] },
       },
     ],
   },
