@@ -50,6 +50,8 @@ export default defineConfig({
   plugins,
   test: {
     pool: 'forks',
+    // Two files at a time on every tier, e2e included (vitest's default on 2 cores is one): ≈ 480 s → ≈ 300 s for
+    // the suite (issue 19). Files beside each other share the host; docs/testing.md "Workers" lists what that broke.
     maxWorkers: 2,
     projects: [
       {

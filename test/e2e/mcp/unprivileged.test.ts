@@ -12,15 +12,10 @@ import { dirname } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, structuredOf } from './support/mcp-client.js';
-import { REPO_ROOT, useHttpServer } from './support/server-process.js';
+import { REPO_ROOT, UNPRIVILEGED_USER, useHttpServer } from './support/server-process.js';
 
-/**
- * An ordinary user of its own, not `nobody` (65534): a root server's sandboxes all run as 65534, and RLIMIT_NPROC
- * (this server's sandboxes' task bound here) counts per UID across the host, so a fork bomb of another file
- * (bounds.test.ts) running beside this one made every sandbox start fail ("bwrap: Creating new namespace failed:
- * Resource temporarily unavailable"). No passwd entry, as with a container's arbitrary UID.
- */
-const SERVER_USER = { uid: 64_999, gid: 64_999 };
+// Not 65534, which root servers' sandboxes share (server-process.ts says why).
+const SERVER_USER = UNPRIVILEGED_USER;
 const execFileAsync = promisify(execFile);
 const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 const asServerUser = (...command: string[]) => spawnSync('setpriv', [`--reuid=${SERVER_USER.uid}`, `--regid=${SERVER_USER.gid}`, '--clear-groups', '--', ...command]);
