@@ -50,9 +50,6 @@ export default defineConfig({
   plugins,
   test: {
     pool: 'forks',
-    // Two files at a time on every tier, e2e included (vitest's default on 2 cores is one): ≈ 480 s → ≈ 300 s for
-    // the suite (issue 19). Files beside each other share the host; docs/testing.md "Workers" lists what that broke.
-    maxWorkers: 2,
     projects: [
       {
         resolve: { alias },
@@ -69,7 +66,7 @@ export default defineConfig({
       {
         resolve: { alias },
         plugins,
-        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000, setupFiles: [LEFTOVERS] },
+        test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000, fileParallelism: false, setupFiles: [LEFTOVERS] },
       },
     ],
   },
