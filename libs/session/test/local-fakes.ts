@@ -227,6 +227,7 @@ export class FakeCgroupFs implements CgroupFs {
   }
   async mkdir(path: string): Promise<void> {
     if (this.refuseMkdir) throw Object.assign(new Error(`EACCES: permission denied, mkdir '${path}'`), { code: 'EACCES' });
+    if (this.dirs.has(path)) throw Object.assign(new Error(`EEXIST: file already exists, mkdir '${path}'`), { code: 'EEXIST' });
     this.dirs.add(path);
   }
   async rmdir(path: string): Promise<void> {

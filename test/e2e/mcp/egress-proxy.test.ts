@@ -6,7 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startFakeCluster, type FakeCluster } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, structuredOf } from './support/mcp-client.js';
-import { runCli, startHttpServer, type ServerProcess } from './support/server-process.js';
+import { runCli, startHttpServer, UNPRIVILEGED_USER, type ServerProcess } from './support/server-process.js';
 
 const bwrap = spawnSync('bwrap', ['--unshare-net', '--unshare-pid', '--ro-bind', '/', '/', 'true']);
 const skip = bwrap.error || bwrap.status !== 0 ? `bwrap does not work here: ${bwrap.error?.message ?? bwrap.stderr}`
@@ -69,9 +69,10 @@ describe.skipIf(skip !== undefined)('the built server with --egress-kubeconfig (
   });
 });
 
-const nobody = { uid: 65534, gid: 65534 };
+// Not 65534, which root servers' sandboxes share (server-process.ts says why).
+const serverUser = UNPRIVILEGED_USER;
 const unprivileged = skip ?? (process.getuid?.() !== 0 ? 'not root: the main suite above already runs as an ordinary user'
-  : spawnSync('setpriv', [`--reuid=${nobody.uid}`, `--regid=${nobody.gid}`, '--clear-groups', '--', 'bwrap', '--unshare-user', '--unshare-net', '--ro-bind', '/', '/', 'true']).status !== 0
+  : spawnSync('setpriv', [`--reuid=${serverUser.uid}`, `--regid=${serverUser.gid}`, '--clear-groups', '--', 'bwrap', '--unshare-user', '--unshare-net', '--ro-bind', '/', '/', 'true']).status !== 0
     ? 'unprivileged bubblewrap does not work here' : undefined);
 if (unprivileged && !skip) console.warn(`[egress-proxy e2e, unprivileged] skipped: ${unprivileged}`);
 
@@ -80,7 +81,7 @@ describe.skipIf(unprivileged !== undefined)('the built server with --egress-allo
   let server: ServerProcess;
   let client: Client;
   beforeAll(async () => {
-    server = await startHttpServer({ runAs: nobody, args: ['--egress-allow', 'pypi.org:443'] });
+    server = await startHttpServer({ runAs: serverUser, args: ['--egress-allow', 'pypi.org:443'] });
     client = await connectHttpClient(server.mcpUrl, 'laptop-user');
   });
   afterAll(async () => {
@@ -94,7 +95,7 @@ describe.skipIf(unprivileged !== undefined)('the built server with --egress-allo
       "exec 3<>/dev/tcp/127.0.0.1/3128; printf 'CONNECT other.example:443 HTTP/1.1\\r\\nHost: other.example:443\\r\\n\\r\\n' >&3; { cat <&3; echo; } | tail -1",
     ].join('\n'))).stdout;
     const [uid, body] = out.split('\n');
-    expect(uid).toBe(String(nobody.uid));
+    expect(uid).toBe(String(serverUser.uid));
     expect(JSON.parse(body!)).toMatchObject({ error: 'not_allowed', flag: '--egress-allow other.example:443' });
   });
 });

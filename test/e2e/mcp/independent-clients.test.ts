@@ -81,7 +81,8 @@ describe('independent MCP clients against the built server', () => {
       expect(quick.head).not.toContain('transfer-encoding');
       expect(JSON.parse(quick.body)).toMatchObject({ id: 3, result: { isError: true, content: [{ type: 'text', text: 'command is required' }] } });
       const slow = split((await headed('sleep 0.3; echo slow')).stdout);
-      expect(slow.head).toContain('content-type: text/event-stream');
+      // The body in the message: an answer as JSON here is an error result, and it says which.
+      expect(slow.head, slow.body).toContain('content-type: text/event-stream');
       expect(mcpAnswerMessages(slow.body).at(-1)).toMatchObject({ id: 3, result: { structuredContent: { stdout: 'slow' } } });
     });
 

@@ -12,16 +12,17 @@ import { dirname } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, structuredOf } from './support/mcp-client.js';
-import { REPO_ROOT, useHttpServer } from './support/server-process.js';
+import { REPO_ROOT, UNPRIVILEGED_USER, useHttpServer } from './support/server-process.js';
 
-const NOBODY = { uid: 65534, gid: 65534 };
+// Not 65534, which root servers' sandboxes share (server-process.ts says why).
+const SERVER_USER = UNPRIVILEGED_USER;
 const execFileAsync = promisify(execFile);
 const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
-const asNobody = (...command: string[]) => spawnSync('setpriv', [`--reuid=${NOBODY.uid}`, `--regid=${NOBODY.gid}`, '--clear-groups', '--', ...command]);
+const asServerUser = (...command: string[]) => spawnSync('setpriv', [`--reuid=${SERVER_USER.uid}`, `--regid=${SERVER_USER.gid}`, '--clear-groups', '--', ...command]);
 
 function skipReason(): string | undefined {
   if (process.getuid?.() !== 0) return 'not root: this suite itself runs unprivileged, so every e2e test covers this path already';
-  if (asNobody('bwrap', '--unshare-user', '--unshare-net', '--ro-bind', '/', '/', 'true').status !== 0) return 'unprivileged bubblewrap does not work here (user namespaces disabled?)';
+  if (asServerUser('bwrap', '--unshare-user', '--unshare-net', '--ro-bind', '/', '/', 'true').status !== 0) return 'unprivileged bubblewrap does not work here (user namespaces disabled?)';
   if (spawnSync('slirp4netns', ['--version']).status !== 0) return 'slirp4netns is not installed (Debian package slirp4netns)';
   try {
     accessSync('/dev/net/tun', constants.R_OK | constants.W_OK);
@@ -39,7 +40,7 @@ if (skip) console.warn(`[unprivileged e2e] skipped: ${skip}`);
 
 describe.skipIf(skip !== undefined)('the built server run by an unprivileged user, default settings', () => {
   let client: Client;
-  const server = useHttpServer({ runAs: NOBODY });
+  const server = useHttpServer({ runAs: SERVER_USER });
   beforeAll(async () => {
     client = await connectHttpClient(server().mcpUrl, 'unprivileged-a');
   });
@@ -52,7 +53,7 @@ describe.skipIf(skip !== undefined)('the built server run by an unprivileged use
     expect(health.info.sessions).toMatchObject({ isolation: 'bwrap', network: 'isolated', sandbox_user: 'server user' });
     // Bounds (issue 22): an ordinary user has a systemd user scope on a laptop; where it has none (this CI user)
     // nor a writable cgroup, tasks fall back to RLIMIT_NPROC and memory to the tmpfs sizes — said, never hidden.
-    const scope = asNobody('systemd-run', '--user', '--scope', '--quiet', '--collect', '--', 'true').status === 0;
+    const scope = asServerUser('systemd-run', '--user', '--scope', '--quiet', '--collect', '--', 'true').status === 0;
     expect(health.info.sessions.bounds).toMatchObject({ tasks: scope ? '1024 (systemd-scope)' : '1024 (rlimit RLIMIT_NPROC)' });
     if (scope) expect(health.info.sessions).not.toHaveProperty('warnings');
     else {
@@ -70,7 +71,7 @@ describe.skipIf(skip !== undefined)('the built server run by an unprivileged use
     const listener = spawn('/usr/bin/python3', ['-c', serve], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
       await new Promise((resolve) => listener.stdout.once('data', resolve));
-      const fromHost = await execFileAsync('setpriv', [`--reuid=${NOBODY.uid}`, `--regid=${NOBODY.gid}`, '--clear-groups', '--', '/usr/bin/python3', '-c', connect]);
+      const fromHost = await execFileAsync('setpriv', [`--reuid=${SERVER_USER.uid}`, `--regid=${SERVER_USER.gid}`, '--clear-groups', '--', '/usr/bin/python3', '-c', connect]);
       expect(fromHost.stdout.trim(), 'the listener is reachable from the host as the same user').toBe('host service');
       const inside = structuredOf(await bash(client, `/usr/bin/python3 -c ${shellQuote(connect)}`));
       expect(inside.stdout).toMatch(/^refused \d+$/);
@@ -91,6 +92,6 @@ describe.skipIf(skip !== undefined)('the built server run by an unprivileged use
       'ip -brief addr show tap0 | cut -d" " -f1',
     ].join('; ');
     const result = structuredOf(await bash(client, probe));
-    expect(result.stdout).toBe(`/tmp\nkept\n${NOBODY.uid}\n0\ncurl=7\ntap0`);
+    expect(result.stdout).toBe(`/tmp\nkept\n${SERVER_USER.uid}\n0\ncurl=7\ntap0`);
   });
 });

@@ -47,13 +47,13 @@ function kubeletSuite(name: string, agent: AgentCommand | undefined): void {
       for (const pid of pids) expect(isAlive(pid)).toBe(false);
     });
 
-    it('runs a pod with secretKeyRef env: Ready on 127.0.0.N, the agent answers /health and /exec with the Secret token', async () => {
+    it('runs a pod with secretKeyRef env: Ready on a 127/8 address of its own, the agent answers /health and /exec with the Secret token', async () => {
       const namespace = ns();
       await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'auth' }, stringData: { token: 'tok-123' } } });
       await core.createNamespacedPod({ namespace, body: sandboxPod('sbx', { tokenSecret: 'auth' }) as V1Pod });
       const ready = await cluster.waitFor('pods', namespace, 'sbx', podIsReady);
       const status = statusOf(ready);
-      expect(status['podIP']).toMatch(/^127\.0\.0\.(\d+)$/);
+      expect(status['podIP']).toMatch(/^127\.([1-9]\d*)\.\d+\.\d+$/);
       expect(status['conditions'].map((c: { type: string; status: string }) => `${c.type}=${c.status}`)).toEqual(['PodScheduled=True', 'Initialized=True', 'ContainersReady=True', 'Ready=True']);
       expect(status['containerStatuses'][0]).toMatchObject({ name: 'sandbox', ready: true, restartCount: 0, state: { running: {} } });
       expect((ready?.['spec'] as { nodeName?: string }).nodeName).toBe('fake-node');

@@ -2,7 +2,7 @@
  * Issue 22 item 4, attacked from inside a real bubblewrap sandbox with the real agent and bash: a command tries
  * to ptrace its own agent (`strace -p`, `gdb -p`) and to read its `/proc/<pid>/environ` (where the session token
  * is) and `/proc/<pid>/mem`. Each must fail. The same attacks against a dumpable process of the same user in the
- * same sandbox (a `sleep` the command started) must succeed: that proves the probes would see a success.
+ * same sandbox (a subshell the command started) must succeed: that proves the probes would see a success.
  */
 import { spawnSync } from 'node:child_process';
 import { deriveSessionToken } from '@cli-mcp/auth';
@@ -55,7 +55,9 @@ describe.skipIf(skip !== undefined)('a sandbox command cannot reach into its age
       'echo "== agent"; probe $agent',
       // The shell stays dumpable: it is the user's own (execve of a readable binary resets the flag).
       'tr "\\0" "\\n" </proc/$$/environ | grep -q "^PATH=" && echo shell=readable',
-      'sleep 30 & control=$!',
+      // A subshell: dumpable like the shell, and already itself once `$!` is known. A `sleep 30 &` could still be
+      // inside its execve when probed, whose environ then reads empty ("environ=denied" on a loaded machine).
+      '( while :; do sleep 1; done ) & control=$!',
       'echo "== control"; probe $control',
       'kill $control',
     ].join('\n'));

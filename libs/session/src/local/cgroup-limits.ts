@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SessionError, SessionErrorCode } from '../session-error.js';
@@ -26,7 +27,7 @@ export const nodeCgroupFs: CgroupFs = {
 };
 
 interface Controller {
-  /** Directory of this server's own sandbox cgroups (`…/cli-mcp-<pid>`). */
+  /** Directory of this server's own sandbox cgroups (`…/cli-mcp-<pid>-<token>`). */
   base: string;
   /** File and value that set the limit, per cgroup version. */
   file: string;
@@ -54,7 +55,18 @@ export class CgroupLimits {
   /** Sandbox cgroups being removed (their sandboxes ended), which `close` waits for. */
   private readonly removals = new Set<Promise<void>>();
 
-  constructor(private readonly limits: SandboxLimits, private readonly fs: CgroupFs = nodeCgroupFs, private readonly pid = process.pid) {}
+  /**
+   * `token` makes the name this instance's own: a pid alone is not (a server killed with SIGKILL leaves its empty
+   * `cli-mcp-<pid>` behind, and a later process given the same pid failed its mkdir with EEXIST and fell back to the
+   * rlimit layer, whose RLIMIT_NPROC counts the sandbox user's processes host-wide; two backends in one process
+   * shared one name too). Issue 19.
+   */
+  constructor(
+    private readonly limits: SandboxLimits,
+    private readonly fs: CgroupFs = nodeCgroupFs,
+    private readonly pid = process.pid,
+    private readonly token = randomBytes(4).toString('hex'),
+  ) {}
 
   get active(): boolean {
     return this.limits.maxProcesses !== undefined || this.limits.maxMemoryBytes !== undefined;
@@ -94,7 +106,7 @@ export class CgroupLimits {
       if (mount === undefined || path === undefined) {
         throw unavailable(`${controller.flag}: no ${controller.name} cgroup controller is mounted here; ${HINT}`);
       }
-      const base = join(mount, path, `cli-mcp-${this.pid}`);
+      const base = join(mount, path, `cli-mcp-${this.pid}-${this.token}`);
       try {
         await this.fs.mkdir(base);
         if (mount === mounts.v2) await this.fs.writeText(join(base, 'cgroup.subtree_control'), `+${controller.name}`);

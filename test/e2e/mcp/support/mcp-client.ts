@@ -42,7 +42,9 @@ export function textOf(result: CallToolResult): string {
   return first?.type === 'text' ? first.text : '';
 }
 
+/** A call's structured result; an error result (it has none) fails with its text, not with a property of undefined. */
 export function structuredOf(result: CallToolResult): { stdout: string; stderr: string; exit_code: number } & Record<string, unknown> {
+  if (result.structuredContent === undefined) throw new Error(`the call answered without a structured result: ${textOf(result) || JSON.stringify(result)}`);
   return result.structuredContent as { stdout: string; stderr: string; exit_code: number } & Record<string, unknown>;
 }
 

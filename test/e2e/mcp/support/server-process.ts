@@ -33,6 +33,15 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `cli-mcp-e2e-${prefix}-`));
 }
 
+/**
+ * The ordinary user the root-run suite starts a server as (`runAs`), to test the unprivileged path. Not `nobody`
+ * (65534): a root server's sandboxes all run as 65534, and this server's sandboxes are bounded by RLIMIT_NPROC
+ * (no cgroup for an ordinary user here), which the host counts per UID: beside another file's fork bomb
+ * (bounds.test.ts) every sandbox start of such a server failed ("bwrap: Creating new namespace failed: Resource
+ * temporarily unavailable"). No passwd entry, as with a container's arbitrary UID (issue 19).
+ */
+export const UNPRIVILEGED_USER = { uid: 64_999, gid: 64_999 } as const;
+
 export interface ServerProcess {
   readonly child: ChildProcess;
   readonly pid: number;

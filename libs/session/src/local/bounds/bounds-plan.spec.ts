@@ -30,7 +30,10 @@ describe(planBounds.name, () => {
     const plan = await planBounds({ bounds, runner: new FakeRunner(NO_SCOPE), cgroupFs: fs });
     expect(plan.layer).toBe('cgroupfs');
     expect(plan.cgroups).toBeDefined();
-    expect([...fs.dirs]).toEqual([`/sys/fs/cgroup/pids/cli-mcp-${process.pid}`, `/sys/fs/cgroup/memory/app/cli-mcp-${process.pid}`]);
+    expect([...fs.dirs]).toEqual([
+      expect.stringMatching(new RegExp(`^/sys/fs/cgroup/pids/cli-mcp-${process.pid}-[0-9a-f]{8}$`)),
+      expect.stringMatching(new RegExp(`^/sys/fs/cgroup/memory/app/cli-mcp-${process.pid}-[0-9a-f]{8}$`)),
+    ]);
     expect(plan.wrap(spec)).toMatchObject({ command: 'prlimit', args: [`--fsize=${4 * 2 ** 30}`, '--', 'bwrap', '--a'] });
     expect(plan.report).toMatchObject({ tasks: '1024 (cgroupfs)', tmp: '/tmp 1Gi, /var/tmp 512Mi, /run 64Mi (tmpfs size, counted in memory too)' });
     await plan.cgroups?.close();

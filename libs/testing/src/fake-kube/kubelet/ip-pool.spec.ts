@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LoopbackIpPool } from './ip-pool.js';
+import { LoopbackIpPool, randomLoopbackPrefix } from './ip-pool.js';
 
 describe(LoopbackIpPool.name, () => {
   it('hands out distinct 127.0.0.N addresses round-robin from a random start', () => {
@@ -23,5 +23,12 @@ describe(LoopbackIpPool.name, () => {
   it('rejects a range outside 1..254', () => {
     expect(() => new LoopbackIpPool({ first: 0 })).toThrow();
     expect(() => new LoopbackIpPool({ last: 255 })).toThrow();
+  });
+
+  it('gives each simulated cluster a /24 of 127/8 of its own, never the host\'s 127.0.x', () => {
+    expect(randomLoopbackPrefix(() => 0)).toBe('127.1.0.');
+    expect(randomLoopbackPrefix(() => 0.999999)).toBe('127.254.255.');
+    const prefixes = new Set(Array.from({ length: 50 }, () => randomLoopbackPrefix()));
+    expect(prefixes.size).toBeGreaterThan(45);
   });
 });

@@ -53,3 +53,12 @@ export class LoopbackIpPool {
     this.used.delete(Number(address.slice(this.prefix.length)));
   }
 }
+
+/**
+ * A /24 of 127/8 for one simulated cluster, `127.A.B.` with A in 1…254 (127.0.x stays the host's). Agents listen on
+ * one fixed port, so two clusters in parallel processes that shared 127.0.0.N raced between the free-port check and
+ * the agent's bind: a client reached the other process's agent (401, issue 19). Disjoint ranges have no such race.
+ */
+export function randomLoopbackPrefix(random: () => number = Math.random): string {
+  return `127.${1 + Math.floor(random() * 254)}.${Math.floor(random() * 256)}.`;
+}

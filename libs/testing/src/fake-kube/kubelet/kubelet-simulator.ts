@@ -6,7 +6,7 @@ import type { ObjectStore, StoreEvent } from '../api/object-store.js';
 import type { KubeObject } from '../api/types.js';
 import { builtAgentCommand } from './agent-locator.js';
 import type { AgentCommand } from './agent-process.js';
-import { LoopbackIpPool } from './ip-pool.js';
+import { LoopbackIpPool, randomLoopbackPrefix } from './ip-pool.js';
 import { removeSandboxDirs } from './pod-sandbox.js';
 import { PodRuntime, type RuntimeSettings } from './pod-runtime.js';
 import type { ProbeTimingOverride } from './probe.js';
@@ -19,7 +19,7 @@ export interface KubeletOptions {
   agent?: AgentCommand;
   /** Port the agent listens on when the container declares none. Default 8090. */
   agentPort?: number;
-  /** Loopback prefix of pod IPs. Default `127.0.0.` (addresses 2…254). */
+  /** Loopback prefix of pod IPs. Default a random `127.A.B.` of this simulator's own (addresses 2…254). */
   addressPrefix?: string;
   /** Delay before a new pod is bound to the node. Default 0. */
   schedulingDelayMs?: number;
@@ -88,7 +88,7 @@ export class KubeletSimulator {
       onAgentOutput: options.onAgentOutput,
     };
     this.stopGraceMs = options.stopGraceMs ?? 2_000;
-    this.ips = new LoopbackIpPool({ prefix: options.addressPrefix });
+    this.ips = new LoopbackIpPool({ prefix: options.addressPrefix ?? randomLoopbackPrefix() });
     if (options.pendingForever) this.holds.add(options.pendingForever);
   }
 
