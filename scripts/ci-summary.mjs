@@ -14,8 +14,9 @@ for (const file of files) {
     continue;
   }
   const report = JSON.parse(readFileSync(file, 'utf8'));
-  // A suite that failed to load counts as a failure even though it has no failed test.
-  const failedSuites = (report.testResults ?? []).filter((r) => r.status === 'failed' && r.assertionResults?.length === 0).length;
+  // A file that failed with no failed test counts as one failure: a suite that failed to load, or an error in a
+  // hook or a teardown after its tests passed (vitest fails the file; its tests alone would say all is well).
+  const failedSuites = (report.testResults ?? []).filter((r) => r.status === 'failed' && !(r.assertionResults ?? []).some((a) => a.status === 'failed')).length;
   const run = { passed: report.numPassedTests, failed: report.numFailedTests + failedSuites, skipped: (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0) };
   console.error(`${file}: ${run.passed} passed, ${run.failed} failed, ${run.skipped} skipped`);
   passed += run.passed;

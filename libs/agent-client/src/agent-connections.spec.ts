@@ -12,7 +12,10 @@ import { stopServer } from '../test/stop-server.js';
 let server: Server | undefined;
 let sockets: Socket[] = [];
 const connections = new AgentConnections();
-beforeAll(() => connections.ready());
+// Awaited, not returned: a function a hook resolves to is taken for its teardown (undici's Client class here).
+beforeAll(async () => {
+  await connections.ready();
+});
 
 async function serve(listen: (server: Server, ready: () => void) => void = (s, ready) => s.listen(0, '127.0.0.1', ready)): Promise<string> {
   server = createServer((req, res) => {

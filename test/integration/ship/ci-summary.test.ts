@@ -33,4 +33,17 @@ describe('scripts/ci-summary.mjs', () => {
     expect(result.stdout).toBe('5 passed, 2 failed, 0 skipped\n');
     expect(result.stderr).toContain('absent.json: no test report');
   });
+
+  it('counts a file that failed after its tests passed (a hook\'s error) as a failure, once; a failed test only as itself', () => {
+    const a = report('d.json', {
+      numPassedTests: 7, numFailedTests: 1,
+      testResults: [
+        { status: 'failed', message: 'Class constructor Client cannot be invoked without \'new\'', assertionResults: [{ status: 'passed' }, { status: 'passed' }] },
+        { status: 'failed', assertionResults: [{ status: 'passed' }, { status: 'failed' }] },
+      ],
+    });
+    const result = summarise(a);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('7 passed, 2 failed, 0 skipped\n');
+  });
 });
