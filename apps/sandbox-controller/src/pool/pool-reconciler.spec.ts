@@ -8,12 +8,12 @@ import { ReconcileLoop } from '../reconcile/reconcile-loop.js';
 import { PoolReconciler, type PoolReconcilerOptions } from './pool-reconciler.js';
 import type { EgressGateVerdict } from '@cli-mcp/kube';
 
-function setup(options: { desired?: number; leader?: () => boolean; image?: string; egressGate?: PoolReconcilerOptions['egressGate'] } = {}) {
+function setup(options: { desired?: number; leader?: () => boolean; image?: string; egressGate?: PoolReconcilerOptions['egressGate']; egressGateway?: boolean } = {}) {
   const cluster = new FakeControllerCluster();
   const clock = new FakeClock();
   const logger = recordingLogger();
   const { metrics: m, registry } = metrics();
-  const cfg = podConfig({ image: options.image });
+  const cfg = podConfig({ image: options.image, egressGateway: options.egressGateway });
   const pool = new PoolReconciler({
     api: cluster,
     informer: cluster.informer,
@@ -46,6 +46,28 @@ describe(PoolReconciler.name, () => {
     await pass();
     expect(poolPods()).toHaveLength(2);
     expect(pool.egressPaused).toBeUndefined();
+  });
+
+  it('without DNS, the leader reads the gateway address at every pass and replaces pool pods of an older one; a follower reads nothing (C-EGR-1)', async () => {
+    let verdict: EgressGateVerdict = { open: true, proxyAddress: '10.96.0.10' };
+    let checks = 0;
+    let leader = true;
+    const { cluster, pass, poolPods } = setup({ desired: 2, egressGateway: true, leader: () => leader, egressGate: { check: async () => (checks++, verdict) } });
+    await pass();
+    const address = () => poolPods().map((p) => p.spec!.hostAliases?.[0]?.ip);
+    expect(address()).toEqual(['10.96.0.10', '10.96.0.10']);
+    const first = poolPods().map((p) => p.metadata!.name!);
+    // A re-created Service: the pool is full, so no refill would ask the gate; the pass itself does.
+    verdict = { open: true, proxyAddress: '10.96.0.11' };
+    await pass();
+    expect(cluster.callsOf('deletePod')).toHaveLength(2);
+    for (const name of first) cluster.finishTermination(name);
+    await pass();
+    expect(address()).toEqual(['10.96.0.11', '10.96.0.11']);
+    leader = false;
+    const before = checks;
+    await pass();
+    expect(checks).toBe(before);
   });
 
   it('creates the deficit with the server’s builder: pool names, no session label, no token, the spec hash', async () => {

@@ -1,7 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { SESSION_ID_LABEL, buildWarmPod, isTerminating, sandboxSpecHash, sandboxWithoutDns, warmPodName, withEgressProxyAddress, type RandomBytes, type SandboxPodConfig } from '@cli-mcp/podspec';
 import { errorText } from '@cli-mcp/common';
-import { closedGateText, isAlreadyExists, isConflict, isNotFound, type EgressGate } from '@cli-mcp/kube';
+import { closedGateText, isAlreadyExists, isConflict, isNotFound, type EgressGate, type EgressGateVerdict } from '@cli-mcp/kube';
 import { preconditionsOf } from '../kube/controller-kube-api.port.js';
 import { errorReason, type PoolDeletionReason } from '../metrics/controller-metrics.js';
 import { Backoff } from '@cli-mcp/common';
@@ -165,8 +165,7 @@ export class PoolReconciler {
   private async egressGateOpen(signal: AbortSignal): Promise<boolean> {
     const gate = this.options.egressGate;
     if (gate === undefined) return true;
-    const verdict = await gate.check(signal);
-    if (verdict.open && verdict.proxyAddress !== undefined) this.proxyAddress = verdict.proxyAddress;
+    const verdict = await this.readGate(gate, signal);
     const pause = verdict.open ? undefined : closedGateText(verdict);
     if (pause !== this.egressPause) {
       if (pause === undefined) this.options.logger.info('egress gate open; pool refill resumes');
@@ -177,14 +176,20 @@ export class PoolReconciler {
   }
 
   /**
-   * Without DNS the pods' gateway address is the gate's (C-EGR-1): read at every pass (the verdict is cached for
-   * up to 5 s), so a pool that needs no refill still notices a re-created Service and replaces its pods.
+   * Without DNS the pods' gateway address is the gate's (C-EGR-1): the leader reads it at every pass (the verdict
+   * is reused for up to 5 s), so a pool that needs no refill still notices a re-created Service and replaces its
+   * pods. A follower deletes and creates nothing, so it reads nothing.
    */
   private async learnProxyAddress(signal: AbortSignal): Promise<void> {
     const gate = this.options.egressGate;
-    if (gate === undefined || !sandboxWithoutDns(this.options.podConfig)) return;
+    if (gate !== undefined && sandboxWithoutDns(this.options.podConfig) && this.options.isLeader()) await this.readGate(gate, signal);
+  }
+
+  /** The gate's verdict; an open one's address is the one new pods get and old ones are judged by. */
+  private async readGate(gate: Pick<EgressGate, 'check'>, signal: AbortSignal): Promise<EgressGateVerdict> {
     const verdict = await gate.check(signal);
     if (verdict.open && verdict.proxyAddress !== undefined) this.proxyAddress = verdict.proxyAddress;
+    return verdict;
   }
 
   /** One create; the failure when the API refused or failed it (AlreadyExists of a random name is not one). */

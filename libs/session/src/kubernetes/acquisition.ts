@@ -47,6 +47,8 @@ export class Acquisition {
   readonly signal: AbortSignal;
   private readonly controller = new AbortController();
   private readonly onCallerAbort = (): void => this.abort('caller');
+  /** Set by `passEgressGate` from an open verdict (see `proxyAddress`). */
+  private gateAddress: string | undefined;
 
   constructor(
     readonly deps: AcquisitionDeps,
@@ -110,18 +112,20 @@ export class Acquisition {
       throw error;
     });
     if (!verdict.open) throw new SessionError(SessionErrorCode.EgressNotEnforced, `resolve pod: ${closedGateText(verdict)}`);
-    this.proxyAddress = verdict.proxyAddress;
+    this.gateAddress = verdict.proxyAddress;
   }
 
   /**
    * The gateway's ClusterIP from the open gate (`--sandbox-dns none`, C-EGR-1): a created pod's `hostAliases`
    * entry, and the address a claimed pod must carry (a pool pod of a re-created Service is skipped).
    */
-  proxyAddress: string | undefined;
+  get proxyAddress(): string | undefined {
+    return this.gateAddress;
+  }
 
   /** The pod config for a pod created now: the configuration plus the gateway's current address. */
   podConfig(): SandboxPodConfig {
-    return withEgressProxyAddress(this.deps.cfg, this.proxyAddress);
+    return withEgressProxyAddress(this.deps.cfg, this.gateAddress);
   }
 
   /** Step: one claim round over this instance's unassigned pods. */
