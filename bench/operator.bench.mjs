@@ -14,7 +14,7 @@ import { parse } from 'yaml';
 import { CUSTOM_RESOURCE_DEFINITIONS, DeploymentSimulator, SECRETS, builtAgentExists, startFakeCluster } from '../dist/libs/testing/src/index.js';
 import { memoryMb } from './lib/agent-process.mjs';
 import { untilCluster } from './lib/cluster.mjs';
-import { imageNodeFlags } from './lib/image-entrypoint.mjs';
+import { imageEnv, imageNodeFlags } from './lib/image-entrypoint.mjs';
 import { atMostMs, quantityGoal } from './lib/goals.mjs';
 import { median, ms, printTable } from './lib/stats.mjs';
 
@@ -37,10 +37,12 @@ const condition = (cr, type) => (cr?.status?.conditions ?? []).find((c) => c.typ
 const isReady = (pod) => JSON.stringify(pod?.status ?? {}).includes('"type":"Ready","status":"True"');
 
 function startOperator(cluster) {
-  // The controller image's ENTRYPOINT flags (measured as shipped) unless BENCH_OP_NODE_FLAGS says otherwise.
+  // The controller image's ENTRYPOINT flags and glibc tunables (measured as shipped) unless BENCH_OP_NODE_FLAGS says
+  // otherwise.
   const flags = imageNodeFlags('controller', 'BENCH_OP_NODE_FLAGS');
+  const tunables = imageEnv('controller', 'GLIBC_TUNABLES');
   const child = spawn(process.execPath, [...flags, `${ROOT}bin/sandbox-controller.js`, '--operator', '--kubeconfig', cluster.kubeconfigPath, '--identity', 'bench-operator', '--address', '127.0.0.1:0'], {
-    env: { ...process.env, WATCH_NAMESPACE: NAMESPACE, RELATED_IMAGE_SERVER: 'quay.io/example/cli-mcp-server:bench', RELATED_IMAGE_SANDBOX: 'quay.io/example/cli-mcp-sandbox:bench' },
+    env: { ...process.env, ...(tunables ? { GLIBC_TUNABLES: tunables } : {}), WATCH_NAMESPACE: NAMESPACE, RELATED_IMAGE_SERVER: 'quay.io/example/cli-mcp-server:bench', RELATED_IMAGE_SANDBOX: 'quay.io/example/cli-mcp-sandbox:bench' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const leading = new Promise((resolve) => createInterface({ input: child.stderr }).on('line', (line) => line.includes('"msg":"became leader"') && resolve()));

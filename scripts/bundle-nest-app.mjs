@@ -7,6 +7,7 @@
 // unbundled build in dist/apps/<app> stays the input. Usage: node scripts/bundle-nest-app.mjs <app>.
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { readFile } from 'node:fs/promises';
 
 // egress-gateway (cli-mcp-egress) is no Nest app, but ships the same way: one ESM bundle with lazy chunks.
@@ -51,6 +52,73 @@ const lazyNestDateFormat = {
   },
 };
 
+// An ESM `import … from 'node:http'` makes Node build a module namespace of every export, so it reads each lazy
+// property of the built-in: http's WebSocket, CloseEvent and MessageEvent load Node's internal undici (and with it
+// http2), readline's `promises` loads readline/promises, and so on. require() returns the same object and reads
+// nothing. So every import of a built-in becomes require() through the banner's createRequire, which CommonJS
+// packages in the bundle use already: ~5 MB of idle RSS in each app on Node 24 (issue 22 item 6). Named imports
+// still work (esbuild reads them off the object at use); a name the running Node lacks is `undefined` here rather
+// than a link error, which the type check covers.
+const builtinsByRequire = {
+  name: 'builtins-by-require',
+  setup(builder) {
+    builder.onResolve({ filter: /^(node:)?[a-z][a-z0-9_/]*$/ }, (args) => {
+      if (args.namespace === 'builtin-by-require' || !isBuiltin(args.path)) return undefined;
+      if (args.kind !== 'import-statement' && args.kind !== 'dynamic-import') return undefined;
+      return { path: args.path, namespace: 'builtin-by-require' };
+    });
+    builder.onLoad({ filter: /.*/, namespace: 'builtin-by-require' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+// V8 keeps each chunk's source for its lazy compiles, as a one-byte string while every character is Latin-1, and
+// as a two-byte one (twice the memory) once one is not. esbuild escapes non-ASCII characters in strings, templates
+// and identifiers, but leaves regular-expression literals as they are, and validator's locale tables (alpha.js,
+// isVAT.js, loaded by class-validator) are such literals in Cyrillic, Arabic, CJK…: they made the chunk holding them
+// two-byte, 0.4–0.7 MB more in each app. So a package file with a character past Latin-1 has each one written as a
+// \u escape, which means the same character in a string, an identifier and a regular expression (a surrogate pair
+// too, with or without the u flag) — but not after a backslash (`\ж` would become `\\u…`) nor in String.raw, and
+// the build fails naming the file rather than change its meaning (issue 22 item 6). ES module packages (.mjs) are left
+// alone: the MCP SDK's have such characters in String.raw, none in a regular expression, and build-output.test.ts
+// fails on any chunk that turns two-byte.
+const NON_LATIN1 = /[\u0100-\uffff]/;
+const latin1Sources = {
+  name: 'latin1-sources',
+  setup(builder) {
+    builder.onLoad({ filter: /node_modules\/.*\.c?js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      if (!NON_LATIN1.test(source)) return undefined;
+      if (/\\[\u0100-\uffff]/.test(source) || source.includes('String.raw')) {
+        throw new Error(`${args.path}: a character past Latin-1 after a backslash or in String.raw (scripts/bundle-nest-app.mjs, latin1-sources)`);
+      }
+      const escape = (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+      return { contents: source.replace(new RegExp(NON_LATIN1, 'g'), escape), loader: 'js' };
+    });
+  },
+};
+
+// node-fetch (under the Kubernetes client) requires whatwg-url only for the URL class of Node versions that had
+// none (`Url.URL || whatwgUrl.URL`), and whatwg-url's tr46 builds its IDNA mapping table (260 KB of array literal)
+// when it loads: ~3 MB of idle RSS in each app that loads the client, for a class never used. node-fetch gets a
+// stand-in with Node's own URL (issue 22 item 6). tr46 also required Node's deprecated `punycode` module, which
+// printed a DEP0040 warning on Node 22+ (item 7); with it out of the bundles, no package there requires punycode.
+const nodeFetchUrl = {
+  name: 'node-fetch-url',
+  setup(builder) {
+    builder.onResolve({ filter: /^whatwg-url$/ }, (args) => {
+      if (!/node_modules\/node-fetch\//.test(args.importer)) return undefined;
+      return { path: args.path, namespace: 'node-fetch-url' };
+    });
+    builder.onLoad({ filter: /.*/, namespace: 'node-fetch-url' }, () => ({
+      contents: 'module.exports = { URL: globalThis.URL, URLSearchParams: globalThis.URLSearchParams };',
+      loader: 'js',
+    }));
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: { main: `dist/apps/${app}/src/main.js` },
@@ -67,7 +135,7 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   keepNames: true,
-  plugins: [noPhoneNumbers, lazyNestDateFormat],
+  plugins: [noPhoneNumbers, lazyNestDateFormat, builtinsByRequire, latin1Sources, nodeFetchUrl],
   logLevel: 'error',
   // Optional packages of Nest and its Fastify adapter that neither app uses (imported only when an app asks).
   external: [
@@ -76,9 +144,6 @@ await build({
     // Nest's ValidationPipe and ClassSerializerInterceptor load it lazily; neither app uses either (issue 19: not a dependency).
     'class-transformer',
   ],
-  // whatwg-url (under the Kubernetes client's node-fetch) requires Node's deprecated `punycode` module, which prints
-  // a DEP0040 warning on Node 22+; the userland package of the same API takes its place (issue 22 item 7).
-  alias: { punycode: 'punycode/' },
   // CommonJS packages inside an ESM bundle still call require() for Node's built-ins.
   banner: { js: "import { createRequire as __cliMcpCreateRequire } from 'node:module'; const require = __cliMcpCreateRequire(import.meta.url);" },
 });

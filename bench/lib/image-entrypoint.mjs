@@ -16,3 +16,10 @@ export function imageNodeFlags(image, override) {
   if (given !== undefined) return given.split(/\s+/).filter(Boolean);
   return imageEntrypoint(image).filter((arg) => arg.startsWith('--'));
 }
+
+/** The value the recipe's last `ENV name=value` gives `name` (unquoted, one pair per line), if any. */
+export function imageEnv(image, name) {
+  const recipe = readFileSync(new URL(`../../docker/Containerfile.${image}`, import.meta.url), 'utf8');
+  const lines = recipe.split('\n').filter((l) => l.startsWith(`ENV ${name}=`));
+  return lines.at(-1)?.slice(`ENV ${name}=`.length).trim();
+}

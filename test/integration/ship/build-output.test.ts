@@ -2,11 +2,12 @@
  * Test doubles never ship (issue 7, C-SHIP-1): after a full build, no test-support module sits in dist/ outside
  * dist/libs/testing (the dev-cluster app), and no shipped app's entry can load anything from there.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stop as stopEsbuild } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importGraph, isTestSupport, shippedEntries, strayTestSupport } from './support/build-output.js';
@@ -128,6 +129,52 @@ describe.each(['mcp-server', 'sandbox-controller', 'egress-gateway'])('the %s bu
     const nest = text.includes('"ConsoleLogger"');
     expect(nest).toBe(app === 'mcp-server');
     if (nest) expect(text).toMatch(/made\s*\?\?=\s*new Intl\.DateTimeFormat\(/);
+  });
+});
+
+// Issue 22 item 6: the three rewrites of scripts/bundle-nest-app.mjs that keep Node's lazy built-ins unloaded, every
+// chunk's source one-byte, and whatwg-url's IDNA table out.
+describe.each(['mcp-server', 'sandbox-controller', 'egress-gateway'])('the %s bundle, as Node holds it', (app) => {
+  const dir = join(ROOT, 'dist', app);
+  const chunks = (): Array<[string, string]> =>
+    readdirSync(dir).filter((name) => name.endsWith('.js')).map((name) => [name, readFileSync(join(dir, name), 'utf8')]);
+
+  it('imports no built-in as an ES module (the namespace would read every lazy export), only through require()', () => {
+    const imported = chunks().flatMap(([name, text]) =>
+      [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)["']((?:node:)?[a-z][a-z0-9_/]*)["']/g)]
+        .map((match) => match[1]!)
+        .filter((specifier) => isBuiltin(specifier) && specifier !== 'node:module')
+        .map((specifier) => `${name}: ${specifier}`));
+    expect(imported).toEqual([]);
+    // …while require() of built-ins is there (the banner's createRequire serves it).
+    expect(chunks().some(([, text]) => text.includes('__require("node:http")'))).toBe(true);
+  });
+
+  // Fails without the rewrite on Node 22 and later (Node 20's http has no such getter). The server's chunk of the
+  // userland undici (its agent client, loaded at the first call to an agent) is left out: it reads Node's web classes
+  // (File, web streams), which load the internal one.
+  it('loaded whole, never loads Node\'s internal undici (an ESM import of node:http reads its WebSocket getter, which loads it)', () => {
+    const files = readdirSync(dir).filter((name) => name.endsWith('.js') && name !== 'main.js' && !name.startsWith('undici-'));
+    expect(files.length).toBeGreaterThan(1);
+    const script = `for (const f of ${JSON.stringify(files)}) await import(${JSON.stringify(`${pathToFileURL(dir).href}/`)} + f);
+      process.stdout.write(JSON.stringify(process.moduleLoadList.filter((m) => m.includes('internal/deps/undici'))));`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual([]);
+  });
+
+  it('holds each chunk as a one-byte string: no character past Latin-1 (validator\'s locale tables are escaped)', () => {
+    const wide = chunks().filter(([, text]) => /[\u0100-\uffff]/.test(text)).map(([name]) => name);
+    expect(wide).toEqual([]);
+    // Not vacuous: validator's alpha tables are in every bundle (class-validator), now as \u escapes.
+    expect(chunks().some(([, text]) => text.includes('"bg-BG":/^[\\u0410-\\u042f]+$/i'))).toBe(true);
+  });
+
+  it('gives node-fetch Node\'s URL instead of whatwg-url (whose tr46 builds a 260 KB table on load)', () => {
+    const text = chunks().map(([, body]) => body).join('\n');
+    expect(text).not.toMatch(/node_modules\/(whatwg-url|tr46|punycode)\//);
+    expect(text).toContain('node_modules/node-fetch/');
+    expect(text).toContain('"node-fetch-url:whatwg-url"');
   });
 });
 
