@@ -2,9 +2,10 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../test/gateway-fixture.js';
 import { RuntimeCa, startHttpsUpstream, type Upstream } from '../test/upstream-fixture.js';
+import { describeWhenReady, KUBECTL_PROBLEM } from '../../../test/support/prerequisites.js';
 
 // The real kubectl through the gateway (issue 20 item 5): a dummy kubeconfig (real server URL, the gateway CA, a
 // placeholder token) and HTTPS_PROXY, as a sandbox will have. The identity that arrives is the route's, whatever
@@ -22,10 +23,7 @@ function kubectl(args: string[]): Promise<{ code: number; stdout: string; stderr
   });
 }
 
-const available = await new Promise<boolean>((resolve) => execFile('kubectl', ['version', '--client'], (error) => resolve(!error)));
-if (!available) console.warn('gateway.kubectl.spec: kubectl is not installed; these tests are skipped');
-
-describe.skipIf(!available)('kubectl through the gateway', () => {
+describeWhenReady('kubectl through the gateway', KUBECTL_PROBLEM, () => {
   beforeAll(async () => {
     const apiCa = await RuntimeCa.generate('fake API server CA');
     api = await startHttpsUpstream(apiCa, ['kube.example.test']);

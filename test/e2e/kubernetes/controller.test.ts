@@ -4,12 +4,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SECRETS, startFakeCluster, untilStore, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { controllerSkipReason, runControllerCli, startControllerProcess, type ControllerProcess } from '../../integration/controller/support/controller-process.js';
 import { bash, connectHttpClient, structuredOf } from '../mcp/support/mcp-client.js';
 import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
 import { instanceArgs, kubernetesServerArgs } from './support/instance-args.js';
 import { SESSION_ID_LABEL as SESSION_LABEL } from '@cli-mcp/podspec';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 const NAMESPACE = 'cli-mcp';
 const KUBE = instanceArgs(NAMESPACE);
@@ -19,26 +20,6 @@ let server: ServerProcess;
 let controller: ControllerProcess | undefined;
 let dir: string;
 const clients: Client[] = [];
-
-if (controllerSkipReason) console.warn(`[controller e2e] skipped: ${controllerSkipReason}`);
-
-beforeAll(async () => {
-  if (controllerSkipReason) return;
-  cluster = await startFakeCluster({ namespace: NAMESPACE, kubelet: { speedup: 20, maxTerminationGraceMs: 2_000, stopGraceMs: 1_000 } });
-  cluster.api.create(SECRETS, NAMESPACE, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cli-mcp-oc-kubeconfig' }, stringData: { kubeconfig: 'apiVersion: v1\nkind: Config\n' } });
-  dir = tempDir('controller');
-  const keyFile = join(dir, 'hmac.key');
-  writeFileSync(keyFile, `${'cd'.repeat(32)}\n`, { mode: 0o600 });
-  server = await startHttpServer({ args: kubernetesServerArgs(cluster.kubeconfigPath, NAMESPACE, keyFile) });
-});
-
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-  await controller?.stop();
-  await server?.stop();
-  await cluster?.stop();
-  if (dir) removeDir(dir);
-});
 
 const pool = (): KubeObject[] => cluster.store.list('pods', NAMESPACE).filter((p) => p.metadata.labels?.[SESSION_LABEL] === undefined && !p.metadata.deletionTimestamp);
 const readyPool = (): KubeObject[] => pool().filter((p) => JSON.stringify(p['status'] ?? {}).includes('"type":"Ready","status":"True"'));
@@ -52,7 +33,24 @@ async function controllerDetail(): Promise<Record<string, unknown>> {
   return ((await response.json()) as { info: { controller: Record<string, unknown> } }).info.controller;
 }
 
-describe.skipIf(controllerSkipReason)('sandbox-controller beside cli-mcp-server (built binaries, fake cluster)', () => {
+describeWhenReady('sandbox-controller beside cli-mcp-server (built binaries, fake cluster)', controllerSkipReason, () => {
+  beforeAll(async () => {
+    cluster = await startFakeCluster({ namespace: NAMESPACE, kubelet: { speedup: 20, maxTerminationGraceMs: 2_000, stopGraceMs: 1_000 } });
+    cluster.api.create(SECRETS, NAMESPACE, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cli-mcp-oc-kubeconfig' }, stringData: { kubeconfig: 'apiVersion: v1\nkind: Config\n' } });
+    dir = tempDir('controller');
+    const keyFile = join(dir, 'hmac.key');
+    writeFileSync(keyFile, `${'cd'.repeat(32)}\n`, { mode: 0o600 });
+    server = await startHttpServer({ args: kubernetesServerArgs(cluster.kubeconfigPath, NAMESPACE, keyFile) });
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await controller?.stop();
+    await server?.stop();
+    await cluster?.stop();
+    if (dir) removeDir(dir);
+  });
+
   it('refuses bad flags all at once, naming each flag and env var, before anything starts', async () => {
     const run = await runControllerCli(['--warm-pool-size', 'many', '--lease-duration', '1s', '--idle-timeout', 'soon'], { CLI_MCP_MAX_SESSION_AGE: 'forever' });
     expect(run.code).toBe(1);

@@ -6,8 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildSandboxEgressPolicy } from '@cli-mcp/podspec';
-import { createEgressService } from '../../support/egress-service.js';
-import { CONFIG_MAPS, ENDPOINT_SLICES, NETWORK_POLICIES, SECRETS, startFakeCluster, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
+import { createEgressService, publishEgressSandboxConfig } from '../../support/egress-service.js';
+import { ENDPOINT_SLICES, NETWORK_POLICIES, SECRETS, startFakeCluster, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, eventually, structuredOf, textOf } from '../mcp/support/mcp-client.js';
 import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
@@ -25,10 +25,7 @@ beforeAll(async () => {
   cluster.api.create(SECRETS, NAMESPACE, {
     apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cli-mcp-oc-kubeconfig' }, stringData: { kubeconfig: 'apiVersion: v1\nkind: Config\n' },
   });
-  // What the gateway publishes at start; the kubelet mounts it in every sandbox.
-  cluster.api.create(CONFIG_MAPS, NAMESPACE, {
-    apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'oc-egress-sandbox' }, data: { 'ca.crt': 'test-ca', kubeconfig: 'apiVersion: v1\nkind: Config\n' },
-  });
+  publishEgressSandboxConfig(cluster, NAMESPACE, 'oc');
   dir = tempDir('kube-egress');
   const keyFile = join(dir, 'hmac.key');
   writeFileSync(keyFile, `${'ab'.repeat(32)}\n`, { mode: 0o600 });

@@ -16,36 +16,35 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PLACEHOLDER_TOKEN } from '@cli-mcp/egress';
 import type { FakeCluster } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { pythonClientUnavailable, SYSTEM_PYTHON } from '../../integration/fake-kube/python-client.js';
 import { egressSkipReason, type EgressProcess } from '../../integration/egress/support/egress-process.js';
 import { eventually } from '../mcp/support/mcp-client.js';
 import { INVESTIGATION, NS, startHostileSandbox, STOLEN, USERNAME, WHOAMI, type HostileSandbox } from './support/hostile-sandbox.js';
+import { describeWhenReady, itWhenReady } from '../../support/prerequisites.js';
 
 const SESSION = 'inv-egress-hostile-clients';
-// python3-kubernetes lives in the system Python (.ci/run installs it): under CI=true its test runs, never skips.
+// python3-kubernetes lives in the system Python (.ci/run installs it): under CI=true its absence fails its test.
 const pythonUnavailable = pythonClientUnavailable();
-const inCi = process.env['CI'] === 'true';
 
 let box: HostileSandbox;
 let cluster: FakeCluster;
 let gateway: EgressProcess;
 let apiAuthority: string;
 
-beforeAll(async () => {
-  if (egressSkipReason) return;
-  box = await startHostileSandbox(SESSION);
-  ({ cluster, gateway, apiAuthority } = box);
-  // The gateway knows the pod once its informer has seen the pod's IP: until then its requests get 403.
-  await eventually(async () => (await box.sh('kubectl get pods -o name >/dev/null && echo ok')).stdout.trim() === 'ok', 'kubectl through the gateway', 90_000);
-}, 180_000);
-
-afterAll(() => box?.stop(), 60_000);
-
 const sh = (command: string): ReturnType<HostileSandbox['sh']> => box.sh(command);
 
-describe.skipIf(egressSkipReason)('real clients and raw headers inside a Kubernetes sandbox behind cli-mcp-egress (issue 20 item 5)', () => {
-  it.skipIf(pythonUnavailable !== undefined && !inCi)('python3-kubernetes with the dummy kubeconfig lists pods as the investigation user, also with a stolen api_key', async () => {
+describeWhenReady('real clients and raw headers inside a Kubernetes sandbox behind cli-mcp-egress (issue 20 item 5)', egressSkipReason, () => {
+  beforeAll(async () => {
+    box = await startHostileSandbox(SESSION);
+    ({ cluster, gateway, apiAuthority } = box);
+    // The gateway knows the pod once its informer has seen the pod's IP: until then its requests get 403.
+    await eventually(async () => (await box.sh('kubectl get pods -o name >/dev/null && echo ok')).stdout.trim() === 'ok', 'kubectl through the gateway', 90_000);
+  }, 180_000);
+
+  afterAll(() => box?.stop(), 60_000);
+
+  itWhenReady('python3-kubernetes with the dummy kubeconfig lists pods as the investigation user, also with a stolen api_key', pythonUnavailable, async () => {
     // python3-kubernetes 22.x reads neither HTTPS_PROXY nor the kubeconfig's proxy-url: its Configuration.proxy is
     // the only way to a proxy, so the script sets it from the sandbox's environment, as a user of this client must.
     const script = [

@@ -15,12 +15,13 @@
 import { readFileSync } from 'node:fs';
 import { PLACEHOLDER_TOKEN } from '@cli-mcp/egress';
 import { ENDPOINT_SLICES, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openTunnel } from '../../../libs/egress/test/client.js';
 import { egressSkipReason, type EgressProcess } from '../../integration/egress/support/egress-process.js';
 import { bash, connectHttpClient, eventually, structuredOf } from '../mcp/support/mcp-client.js';
 import type { ServerProcess } from '../mcp/support/server-process.js';
 import { INVESTIGATION, NS, SERVER, startHostileSandbox, STOLEN, USERNAME, WHOAMI, type HostileSandbox } from './support/hostile-sandbox.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 const SESSION = 'inv-egress-hostile';
 
@@ -29,14 +30,6 @@ let cluster: FakeCluster;
 let gateway: EgressProcess;
 let server: ServerProcess;
 let apiAuthority: string;
-
-beforeAll(async () => {
-  if (egressSkipReason) return;
-  box = await startHostileSandbox(SESSION);
-  ({ cluster, gateway, server, apiAuthority } = box);
-}, 180_000);
-
-afterAll(() => box?.stop(), 60_000);
 
 const sh = (command: string): ReturnType<HostileSandbox['sh']> => box.sh(command);
 
@@ -49,7 +42,14 @@ function rawThroughProxy(request: string): string {
 const podOf = (): KubeObject | undefined => box.podOf();
 const podIp = (): string => String((podOf()?.['status'] as { podIP?: string } | undefined)?.podIP ?? '');
 
-describe.skipIf(egressSkipReason)('hostile commands inside a Kubernetes sandbox behind cli-mcp-egress (issue 20 item 5)', () => {
+describeWhenReady('hostile commands inside a Kubernetes sandbox behind cli-mcp-egress (issue 20 item 5)', egressSkipReason, () => {
+  beforeAll(async () => {
+    box = await startHostileSandbox(SESSION);
+    ({ cluster, gateway, server, apiAuthority } = box);
+  }, 180_000);
+
+  afterAll(() => box?.stop(), 60_000);
+
   it('real kubectl with the dummy kubeconfig works through the gateway as the investigation user; the API never sees the dummy or a stolen token', async () => {
     let run = { stdout: '', stderr: '', exit_code: -1 };
     await eventually(async () => {

@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startFakeCluster, type FakeCluster } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bash, connectHttpClient, structuredOf } from './support/mcp-client.js';
 import { runCli, startHttpServer, UNPRIVILEGED_USER, type ServerProcess } from './support/server-process.js';
+import { describeWhenReady, KUBECTL_PROBLEM } from '../../support/prerequisites.js';
 
 const bwrap = spawnSync('bwrap', ['--unshare-net', '--unshare-pid', '--ro-bind', '/', '/', 'true']);
-const skip = bwrap.error || bwrap.status !== 0 ? `bwrap does not work here: ${bwrap.error?.message ?? bwrap.stderr}`
-  : spawnSync('kubectl', ['version', '--client']).error ? 'kubectl is not installed' : undefined;
-if (skip) console.warn(`[egress-proxy e2e] skipped: ${skip}`);
+const problem = bwrap.error || bwrap.status !== 0 ? `bwrap does not work here: ${bwrap.error?.message ?? bwrap.stderr}`
+  : KUBECTL_PROBLEM;
 
 const INVESTIGATION = 'inv-token-e2e-0123456789';
 
@@ -20,7 +20,7 @@ const INVESTIGATION = 'inv-token-e2e-0123456789';
  * API server's, on 127.0.0.1 like kind or minikube) given as --egress-kubeconfig; the sandbox's kubectl works, and
  * neither $KUBECONFIG, the environment nor --token reveal or change the identity.
  */
-describe.skipIf(skip !== undefined)('the built server with --egress-kubeconfig (laptop)', () => {
+describeWhenReady('the built server with --egress-kubeconfig (laptop)', problem, () => {
   let cluster: FakeCluster;
   let server: ServerProcess;
   let client: Client;
@@ -71,13 +71,12 @@ describe.skipIf(skip !== undefined)('the built server with --egress-kubeconfig (
 
 // Not 65534, which root servers' sandboxes share (server-process.ts says why).
 const serverUser = UNPRIVILEGED_USER;
-const unprivileged = skip ?? (process.getuid?.() !== 0 ? 'not root: the main suite above already runs as an ordinary user'
+const unprivileged = problem ?? (process.getuid?.() !== 0 ? 'not root: the main suite above already runs as an ordinary user'
   : spawnSync('setpriv', [`--reuid=${serverUser.uid}`, `--regid=${serverUser.gid}`, '--clear-groups', '--', 'bwrap', '--unshare-user', '--unshare-net', '--ro-bind', '/', '/', 'true']).status !== 0
     ? 'unprivileged bubblewrap does not work here' : undefined);
-if (unprivileged && !skip) console.warn(`[egress-proxy e2e, unprivileged] skipped: ${unprivileged}`);
 
 /** A laptop's server is an ordinary user: its sandboxes (its own uid in a user namespace) reach their socket too. */
-describe.skipIf(unprivileged !== undefined)('the built server with --egress-allow, run by an unprivileged user', () => {
+describeWhenReady('the built server with --egress-allow, run by an unprivileged user', unprivileged, () => {
   let server: ServerProcess;
   let client: Client;
   beforeAll(async () => {

@@ -1,12 +1,13 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, useHttpServer } from './support/server-process.js';
 import { mcpAnswerMessages } from '@cli-mcp/testing';
+import { describeWhenReady, toolProblem } from '../../support/prerequisites.js';
 
 const run = promisify(execFile);
-const hasCurl = spawnSync('curl', ['--version']).status === 0;
+const curlProblem = toolProblem('curl');
 
 
 /** Clients that share no code with our server: the inspector CLI (its own SDK copy) and raw curl. */
@@ -34,7 +35,7 @@ describe('independent MCP clients against the built server', () => {
     expect(tools.map((tool) => tool.name)).toEqual(['bash']);
   });
 
-  describe.skipIf(!hasCurl)('raw curl (stateless: no initialize)', () => {
+  describeWhenReady('raw curl (stateless: no initialize)', curlProblem, () => {
     const curl = (body: object, headers: string[] = [], flags: string[] = []): Promise<{ stdout: string }> =>
       run(
         'curl',

@@ -1,22 +1,22 @@
 import { spawnSync } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { bash, connectHttpClient, eventually, structuredOf, textOf } from './support/mcp-client.js';
 import { descendantsOf, isAgentCommandLine, useHttpServer } from './support/server-process.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 const bwrap = spawnSync('bwrap', ['--unshare-net', '--unshare-pid', '--ro-bind', '/', '/', 'true']);
 const slirp = spawnSync('slirp4netns', ['--version']);
-const skip = bwrap.error || bwrap.status !== 0 ? `bwrap does not work here: ${bwrap.error?.message ?? bwrap.stderr}`
+const problem = bwrap.error || bwrap.status !== 0 ? `bwrap does not work here: ${bwrap.error?.message ?? bwrap.stderr}`
   : slirp.status !== 0 ? 'slirp4netns is not installed (Debian package slirp4netns)' : undefined;
-if (skip) console.warn(`[network-isolated e2e] skipped: ${skip}`);
 
 /**
  * The default `--local-network auto` through the built server and the SDK client, where slirp4netns exists: a
  * session cannot reach the server it is served by — so never another session through it (C-SEC-2) — and
  * `/health` says what isolation is in force (C-SEC-4).
  */
-describe.skipIf(skip !== undefined)('the built server with the default isolated network', () => {
+describeWhenReady('the built server with the default isolated network', problem, () => {
   let client: Client;
   const server = useHttpServer();
   beforeAll(async () => {

@@ -1,15 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bash, connectHttpClient, structuredOf } from './support/mcp-client.js';
 import { useHttpServer } from './support/server-process.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 const probe = spawnSync('bwrap', ['--unshare-net', '--unshare-pid', '--ro-bind', '/', '/', 'true']);
-const skip = probe.error ? `bwrap not installed (${probe.error.message})` : probe.status !== 0 ? `bwrap does not work here: ${probe.stderr}` : undefined;
-if (skip) console.warn(`[network-none e2e] skipped: ${skip}`);
+const problem = probe.error ? `bwrap not installed (${probe.error.message})` : probe.status !== 0 ? `bwrap does not work here: ${probe.stderr}` : undefined;
 
 /** `--local-network none` through the built server and the SDK client: no network in the sandbox, not even the server. */
-describe.skipIf(skip !== undefined)('the built server with --local-network none', () => {
+describeWhenReady('the built server with --local-network none', problem, () => {
   let client: Client;
 
   const server = useHttpServer({ args: ['--local-network', 'none', '--local-isolation', 'bwrap'] });

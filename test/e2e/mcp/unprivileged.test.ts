@@ -10,9 +10,10 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { dirname } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { bash, connectHttpClient, structuredOf } from './support/mcp-client.js';
 import { REPO_ROOT, UNPRIVILEGED_USER, useHttpServer } from './support/server-process.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 // Not 65534, which root servers' sandboxes share (server-process.ts says why).
 const SERVER_USER = UNPRIVILEGED_USER;
@@ -20,7 +21,7 @@ const execFileAsync = promisify(execFile);
 const shellQuote = (text: string): string => `'${text.replaceAll("'", `'\\''`)}'`;
 const asServerUser = (...command: string[]) => spawnSync('setpriv', [`--reuid=${SERVER_USER.uid}`, `--regid=${SERVER_USER.gid}`, '--clear-groups', '--', ...command]);
 
-function skipReason(): string | undefined {
+function unprivilegedProblem(): string | undefined {
   if (process.getuid?.() !== 0) return 'not root: this suite itself runs unprivileged, so every e2e test covers this path already';
   if (asServerUser('bwrap', '--unshare-user', '--unshare-net', '--ro-bind', '/', '/', 'true').status !== 0) return 'unprivileged bubblewrap does not work here (user namespaces disabled?)';
   if (spawnSync('slirp4netns', ['--version']).status !== 0) return 'slirp4netns is not installed (Debian package slirp4netns)';
@@ -35,10 +36,8 @@ function skipReason(): string | undefined {
   }
   return undefined;
 }
-const skip = skipReason();
-if (skip) console.warn(`[unprivileged e2e] skipped: ${skip}`);
 
-describe.skipIf(skip !== undefined)('the built server run by an unprivileged user, default settings', () => {
+describeWhenReady('the built server run by an unprivileged user, default settings', unprivilegedProblem(), () => {
   let client: Client;
   const server = useHttpServer({ runAs: SERVER_USER });
   beforeAll(async () => {

@@ -13,13 +13,13 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const built = ['dist/mcp-server/main.js', 'dist/sandbox-agent/main.js'].every((path) => spawnSync('test', ['-f', join(ROOT, path)]).status === 0);
-if (!built) console.warn('[npm package] skipped: not built; run npm run build');
 
-describe.skipIf(!built && process.env['CI'] !== 'true')('the npm package installed outside the repository', () => {
+describeWhenReady('the npm package installed outside the repository', built ? undefined : 'the server and agent are not built (dist/); run npm run build', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'cli-mcp-ship-npm-'));
   const prefix = join(scratch, 'prefix');
   const home = join(scratch, 'home');

@@ -6,28 +6,26 @@
  * pods reach the gateway by the Service's ClusterIP; a re-created Service (a new ClusterIP) makes them stale, and the
  * pool is rebuilt with the new address.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SESSION_ID_LABEL, buildSandboxEgressPolicy } from '@cli-mcp/podspec';
 import { EGRESS_GATE_MAX_TTL_MS } from '@cli-mcp/kube';
-import { CONFIG_MAPS, ENDPOINT_SLICES, NETWORK_POLICIES, PODS, type KubeObject } from '@cli-mcp/testing';
-import { createEgressService, deleteEgressService } from '../../support/egress-service.js';
+import { ENDPOINT_SLICES, NETWORK_POLICIES, PODS, type KubeObject } from '@cli-mcp/testing';
+import { createEgressService, deleteEgressService, publishEgressSandboxConfig } from '../../support/egress-service.js';
 import { INSTANCE, KUBECONFIG_SECRET, NAMESPACE, isReadyPod, podConfig, skipReason } from '../kubernetes/support/kube-stack.js';
 import { startControllerStack, untilCluster, type ControllerStack } from './support/controller-stack.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 let stack: ControllerStack;
-beforeAll(async () => {
-  if (skipReason) return;
-  stack = await startControllerStack();
-  // What the gateway publishes at start; the kubelet mounts it in every sandbox.
-  stack.cluster.api.create(CONFIG_MAPS, NAMESPACE, {
-    apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${INSTANCE}-egress-sandbox` }, data: { 'ca.crt': 'test-ca', kubeconfig: 'apiVersion: v1\nkind: Config\n' },
-  });
-}, 60_000);
-afterAll(async () => {
-  await stack?.stop();
-}, 60_000);
 
-describe.skipIf(skipReason)('warm pool behind the egress gate (C-EGR-6)', () => {
+describeWhenReady('warm pool behind the egress gate (C-EGR-6)', skipReason, () => {
+  beforeAll(async () => {
+    stack = await startControllerStack();
+    publishEgressSandboxConfig(stack.cluster, NAMESPACE, INSTANCE);
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.stop();
+  }, 60_000);
+
   it('pauses the refill while the gate is shut, says why, and fills the pool once it opens', async () => {
     const pool = () => stack.pods().filter((p) => p.metadata.labels?.[SESSION_ID_LABEL] === undefined && !p.metadata.deletionTimestamp);
     const controller = stack.controller({ identity: 'egress-a', poolSize: 2, podConfig: podConfig({ egressGateway: true }) });

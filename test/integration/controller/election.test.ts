@@ -10,21 +10,15 @@ import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { controllerLeaseName, SESSION_ID_LABEL } from '@cli-mcp/podspec';
 import { writeKubeconfig } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { INSTANCE, NAMESPACE, isReadyPod, skipReason } from '../kubernetes/support/kube-stack.js';
 import { controllerSkipReason, startControllerProcess } from './support/controller-process.js';
 import { startControllerStack, untilCluster, type ControllerStack, type InProcessController } from './support/controller-stack.js';
+import { describeWhenReady, itWhenReady } from '../../support/prerequisites.js';
 
 const LEASE = controllerLeaseName(INSTANCE);
 const LEASE_MS = 3000; // renew every 1 s, step down after 2 s
 let stack: ControllerStack;
-
-beforeAll(async () => {
-  if (!skipReason) stack = await startControllerStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
 
 const holder = (): string | undefined => (stack.cluster.store.get('leases', NAMESPACE, LEASE)?.['spec'] as { holderIdentity?: string } | undefined)?.holderIdentity;
 const leaders = (controllers: InProcessController[]): string[] => controllers.filter((c) => c.runtime.elector.isLeader).map((c) => c.config.identity);
@@ -58,7 +52,14 @@ async function partitionableProxy(target: number): Promise<{ port: number; parti
   };
 }
 
-describe.skipIf(skipReason)('leader election of several controllers (fake API server)', () => {
+describeWhenReady('leader election of several controllers (fake API server)', skipReason, () => {
+  beforeAll(async () => {
+    stack = await startControllerStack();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
   it('three controllers: exactly one acts, all name the same holder, and the pool deficit is created exactly once', async () => {
     const creates = stack.cluster.requests.count({ verb: 'create', resource: 'pods' });
     const controllers = [1, 2, 3].map((i) => stack.controller({ identity: `trio-${i}`, poolSize: 3, leaseDurationMs: LEASE_MS }));
@@ -105,7 +106,7 @@ describe.skipIf(skipReason)('leader election of several controllers (fake API se
     expect(holder()).toBe('mainland');
   });
 
-  it.skipIf(controllerSkipReason)('a leader killed with SIGKILL (no release) is replaced within the lease duration', async () => {
+  itWhenReady('a leader killed with SIGKILL (no release) is replaced within the lease duration', controllerSkipReason, async () => {
     const args = [
       '--kubeconfig', stack.cluster.kubeconfigPath, '--namespace', NAMESPACE, '--instance-name', INSTANCE,
       '--sandbox-image', stack.cfg.image, '--kubeconfig-secret', stack.cfg.kubeconfigSecret, '--sandbox-service-account', stack.cfg.serviceAccountName,
@@ -133,5 +134,3 @@ describe.skipIf(skipReason)('leader election of several controllers (fake API se
     expect(holder()).toBe(''); // SIGTERM released it
   });
 });
-
-if (controllerSkipReason) console.warn(`[controller election] SIGKILL test skipped: ${controllerSkipReason}`);

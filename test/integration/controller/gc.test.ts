@@ -5,28 +5,28 @@
  */
 import { CLAIMED_AT_ANNOTATION, LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, authSecretName, sandboxLabels } from '@cli-mcp/podspec';
 import { SECRETS } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { INSTANCE, NAMESPACE, isReadyPod, noAbort, skipReason, type Replica } from '../kubernetes/support/kube-stack.js';
 import { startControllerStack, untilCluster, type ControllerStack } from './support/controller-stack.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 const MIN = 60_000;
 let stack: ControllerStack;
 let replica: Replica;
 
-beforeAll(async () => {
-  if (skipReason) return;
-  stack = await startControllerStack();
-  replica = stack.replica({ wallClock: stack.clock.wall });
-});
-afterAll(async () => {
-  await stack?.stop();
-});
-
 const live = (session: string) => stack.pods().filter((p) => p.metadata.labels?.[SESSION_ID_LABEL] === session && !p.metadata.deletionTimestamp);
 const secretOf = (session: string) => stack.cluster.store.get('secrets', NAMESPACE, authSecretName(INSTANCE, session));
 const gone = (session: string) => (): boolean => live(session).length === 0 && secretOf(session) === undefined;
 
-describe.skipIf(skipReason)('idle and age GC (controller + fake cluster + real agents, jumped clock)', () => {
+describeWhenReady('idle and age GC (controller + fake cluster + real agents, jumped clock)', skipReason, () => {
+  beforeAll(async () => {
+    stack = await startControllerStack();
+    replica = stack.replica({ wallClock: stack.clock.wall });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
   it('deletes exactly the sessions idle past --idle-timeout (pods and Secret) and keeps the fresh one', async () => {
     await replica.manager.execute('gc-old', { command: 'true' }, noAbort());
     stack.clock.jump(20 * MIN);

@@ -5,25 +5,26 @@
  */
 import { SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, isWarmPodName, sandboxSpecHash, validateSandboxPodConfig } from '@cli-mcp/podspec';
 import { PODS, type KubeObject } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { INSTANCE, NAMESPACE, isReadyPod, noAbort, skipReason } from '../kubernetes/support/kube-stack.js';
 import { startControllerStack, untilCluster, untilController, type ControllerStack } from './support/controller-stack.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 let stack: ControllerStack;
-
-beforeAll(async () => {
-  if (!skipReason) stack = await startControllerStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
 
 const unassigned = (): KubeObject[] => stack.pods().filter((p) => p.metadata.labels?.[SESSION_ID_LABEL] === undefined && !p.metadata.deletionTimestamp);
 const readyPool = (): KubeObject[] => unassigned().filter(isReadyPod);
 const podCreates = (): number => stack.cluster.requests.count({ verb: 'create', resource: 'pods' });
 const podOf = (session: string): KubeObject | undefined => stack.pods().find((p) => p.metadata.labels?.[SESSION_ID_LABEL] === session);
 
-describe.skipIf(skipReason)('warm pool (controller + fake cluster + real agents)', () => {
+describeWhenReady('warm pool (controller + fake cluster + real agents)', skipReason, () => {
+  beforeAll(async () => {
+    stack = await startControllerStack();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
   it('reaches N Ready pods; a new session is served from the pool (claim) and the claimed pod is refilled at once', async () => {
     const ctl = stack.controller({ poolSize: 2 });
     onTestFinished(() => ctl.stop());

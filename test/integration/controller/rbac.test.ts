@@ -11,10 +11,11 @@ import {
   LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, buildSessionPod, formatTimestamp, sandboxLabels,
 } from '@cli-mcp/podspec';
 import { PODS, SECRETS } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { INSTANCE, NAMESPACE, isReadyPod, podConfig, skipReason } from '../kubernetes/support/kube-stack.js';
 import { startControllerStack, untilCluster, type ControllerStack } from './support/controller-stack.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 interface Rule {
   apiGroups: string[];
@@ -28,14 +29,15 @@ const role = (): Rule[] =>
   (parse(readFileSync(fileURLToPath(new URL('../../../deploy/base/controller-role.yaml', import.meta.url)), 'utf8')) as { rules: Rule[] }).rules;
 
 let stack: ControllerStack;
-beforeAll(async () => {
-  if (!skipReason) stack = await startControllerStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
 
-describe.skipIf(skipReason)('RBAC discipline of the controller (deploy/base/controller-role.yaml)', () => {
+describeWhenReady('RBAC discipline of the controller (deploy/base/controller-role.yaml)', skipReason, () => {
+  beforeAll(async () => {
+    stack = await startControllerStack();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
   it('uses exactly the Role: pods get/list/watch/create/delete/patch, secrets list/delete, leases get/create/update, endpointslices and networkpolicies list, the gateway Service get (egress gate)', async () => {
     stack.cluster.requests.clear();
     const pool = () => stack.pods().filter((p) => p.metadata.labels?.[SESSION_ID_LABEL] === undefined && !p.metadata.deletionTimestamp);

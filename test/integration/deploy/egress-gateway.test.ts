@@ -4,7 +4,7 @@
  * labels, ports and policies), the routes ConfigMap the Deployment mounts is the generated one and its config hash
  * covers it, and both the servers and the controller run with --egress-gateway.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
   DEFAULT_API_SERVER,
   DEFAULT_EGRESS_REPLICAS,
@@ -22,9 +22,9 @@ import {
   type EgressGatewayConfig,
 } from '@cli-mcp/podspec';
 import { controllerConfigOf, serverConfigOf } from './support/effective-settings.js';
-import { KUBECTL, render, type Manifest } from './support/rendered.js';
+import { render, type Manifest } from './support/rendered.js';
+import { describeWhenReady, KUBECTL, KUBECTL_PROBLEM } from '../../support/prerequisites.js';
 
-const skip = !KUBECTL && process.env['CI'] !== 'true';
 const TARGET = 'deploy/base';
 const manifests = KUBECTL ? render(TARGET) : [];
 const find = (kind: string, name: string): Manifest & Record<string, unknown> => {
@@ -39,7 +39,7 @@ function comparable(object: object): Record<string, unknown> {
   return { name: metadata.name, ...rest };
 }
 
-describe.skipIf(skip)('the egress gateway of deploy/base', () => {
+describeWhenReady('the egress gateway of deploy/base', KUBECTL_PROBLEM, () => {
   const namespace = 'ignored';
   const cfg: EgressGatewayConfig = {
     namespace, instanceName: 'oc', image: 'quay.io/example/cli-mcp-egress:0.1.0', kubeconfigSecret: 'cli-mcp-oc-kubeconfig',

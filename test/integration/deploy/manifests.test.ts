@@ -14,11 +14,10 @@ import { buildSessionPod, buildWarmPod, egressNames } from '@cli-mcp/podspec';
 import { egressGateVerdict, type GateNetworkPolicy } from '@cli-mcp/kube';
 import { checkRestrictedPodSecurity } from '../../../libs/podspec/src/testing/restricted-pss.js';
 import { controllerConfigOf, deploymentOf } from './support/effective-settings.js';
-import { KUBECTL, kustomizeTargets, render, schemaProblem, selects, type LabelSelector, type Manifest } from './support/rendered.js';
+import { kustomizeTargets, render, schemaProblem, selects, type LabelSelector, type Manifest } from './support/rendered.js';
+import { describeWhenReady, KUBECTL, KUBECTL_PROBLEM } from '../../support/prerequisites.js';
 import { modelName, unknownFields } from './support/unknown-fields.js';
 
-if (!KUBECTL) console.warn('skipping deploy manifest tests: kubectl is not installed (needed for kustomize)');
-const skip = !KUBECTL && process.env['CI'] !== 'true';
 
 const targets = kustomizeTargets();
 const rendered = new Map(KUBECTL ? targets.map((target) => [target, render(target)]) : []);
@@ -45,7 +44,7 @@ function sandboxPods(target: string): Array<{ labels: Record<string, string>; po
   }));
 }
 
-describe.skipIf(skip).each(targets)('%s', (target) => {
+for (const target of targets) describeWhenReady(target, KUBECTL_PROBLEM, () => {
   const manifests = () => rendered.get(target) ?? [];
 
   it('renders with kubectl kustomize', () => {
@@ -282,7 +281,7 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
   });
 });
 
-describe.skipIf(skip)('the offline schema check itself', () => {
+describeWhenReady('the offline schema check itself', KUBECTL_PROBLEM, () => {
   it('rejects a Deployment whose containerPort is not an integer', async () => {
     const deployment = structuredClone(serverDeployment('deploy/base')) as unknown as Manifest & { spec: { template: { spec: { containers: Array<{ ports: Array<{ containerPort: unknown }> }> } } } };
     deployment.spec.template.spec.containers[0]!.ports[0]!.containerPort = 'http';
@@ -290,7 +289,7 @@ describe.skipIf(skip)('the offline schema check itself', () => {
   });
 });
 
-describe.skipIf(skip)('sandbox egress', () => {
+describeWhenReady('sandbox egress', KUBECTL_PROBLEM, () => {
   it('is denied by the base\'s sandbox policy; its egress policy lets sandboxes reach only the gateway (3128): no DNS (--sandbox-dns none)', () => {
     const base = of('deploy/base', 'NetworkPolicy').find((p) => p.metadata.name.endsWith('-sandbox')) as Manifest & { spec: { egress: unknown[]; policyTypes: string[] } };
     expect(base.spec.policyTypes).toContain('Egress');

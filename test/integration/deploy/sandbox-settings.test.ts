@@ -7,15 +7,14 @@
  * and the ResourceQuota holds every Deployment at its largest rollout, the warm pool and the sessions it states.
  */
 import type { V1Deployment } from '@kubernetes/client-node';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { parseQuantity, sandboxSpecHash } from '@cli-mcp/podspec';
 import { flagTable } from '@cli-mcp/common';
 import { KubernetesSettings } from '@cli-mcp/kube';
 import { controllerConfigOf, deploymentOf, serverConfigOf, startedWith } from './support/effective-settings.js';
-import { KUBECTL, kustomizeTargets, render, type Manifest } from './support/rendered.js';
+import { kustomizeTargets, render, type Manifest } from './support/rendered.js';
+import { describeWhenReady, KUBECTL, KUBECTL_PROBLEM } from '../../support/prerequisites.js';
 
-if (!KUBECTL) console.warn('skipping deploy sandbox-settings tests: kubectl is not installed (needed for kustomize)');
-const skip = !KUBECTL && process.env['CI'] !== 'true';
 const targets = kustomizeTargets();
 const rendered = new Map(KUBECTL ? targets.map((target) => [target, render(target)]) : []);
 
@@ -37,7 +36,7 @@ async function podConfigs(manifests: Manifest[]) {
   return { server, controller };
 }
 
-describe.skipIf(skip).each(targets)('%s', (target) => {
+for (const target of targets) describeWhenReady(target, KUBECTL_PROBLEM, () => {
   const manifests = () => rendered.get(target) ?? [];
 
   it('the servers and the controller get identical sandbox settings: same pod config, spec hash, namespace and instance (Lease)', async () => {
@@ -76,7 +75,7 @@ describe.skipIf(skip).each(targets)('%s', (target) => {
   });
 });
 
-describe.skipIf(skip)('the drift checks themselves', () => {
+describeWhenReady('the drift checks themselves', KUBECTL_PROBLEM, () => {
   it('catch a sandbox flag given to one Deployment as an arg', async () => {
     const manifests = structuredClone(rendered.get('deploy/base')!);
     const server = deploymentOf(manifests, '-server');

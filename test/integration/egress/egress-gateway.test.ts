@@ -13,10 +13,11 @@ import { checkServerIdentity, connect as tlsConnect, type TLSSocket } from 'node
 import { PLACEHOLDER_TOKEN } from '@cli-mcp/egress';
 import { sandboxLabels } from '@cli-mcp/podspec';
 import { PODS, SECRETS, deferred, eventually, startFakeCluster, type FakeCluster } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { exchange, openTunnel } from '../../../libs/egress/test/client.js';
 import { egressSkipReason, runEgressCli, startEgressProcess, type EgressProcess } from './support/egress-process.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 const NS = 'default';
 const INSTANCE = 'egw';
@@ -32,25 +33,6 @@ let dir: string;
 let args: string[];
 let first: EgressProcess | undefined;
 let apiAuthority: string;
-
-beforeAll(async () => {
-  if (egressSkipReason) return;
-  cluster = await startFakeCluster({ kubelet: false, users: { [GATEWAY.token]: GATEWAY.user, [INVESTIGATION.token]: INVESTIGATION.user, [STOLEN.token]: STOLEN.user }, token: GATEWAY.token });
-  dir = mkdtempSync(join(tmpdir(), 'egress-gateway-it-'));
-  const investigation = await cluster.server.writeKubeconfig(join(dir, 'investigation.kubeconfig'), NS, { token: INVESTIGATION.token });
-  writeFileSync(join(dir, 'routes.json'), JSON.stringify({ allow: ['pypi.org:443'] }));
-  apiAuthority = new URL(cluster.url).host;
-  args = [
-    '--namespace', NS, '--instance-name', INSTANCE, '--kubeconfig', cluster.kubeconfigPath, '--kubeconfig-file', investigation,
-    '--routes-file', join(dir, 'routes.json'), '--ca-secret', CA_SECRET, '--sandbox-configmap', CONFIGMAP, '--sandbox-proxy-url', PROXY_URL,
-  ];
-}, 60_000);
-
-afterAll(async () => {
-  await first?.stop('SIGKILL');
-  await cluster?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 60_000);
 
 /** A random loopback address: one pod's IP, distinct per test (and per run on a shared machine). */
 function loopbackIp(): string {
@@ -96,7 +78,25 @@ function tlsInTunnel(socket: Socket): Promise<TLSSocket> {
   });
 }
 
-describe.skipIf(egressSkipReason)('cli-mcp-egress (built) against the fake API server', () => {
+describeWhenReady('cli-mcp-egress (built) against the fake API server', egressSkipReason, () => {
+  beforeAll(async () => {
+    cluster = await startFakeCluster({ kubelet: false, users: { [GATEWAY.token]: GATEWAY.user, [INVESTIGATION.token]: INVESTIGATION.user, [STOLEN.token]: STOLEN.user }, token: GATEWAY.token });
+    dir = mkdtempSync(join(tmpdir(), 'egress-gateway-it-'));
+    const investigation = await cluster.server.writeKubeconfig(join(dir, 'investigation.kubeconfig'), NS, { token: INVESTIGATION.token });
+    writeFileSync(join(dir, 'routes.json'), JSON.stringify({ allow: ['pypi.org:443'] }));
+    apiAuthority = new URL(cluster.url).host;
+    args = [
+      '--namespace', NS, '--instance-name', INSTANCE, '--kubeconfig', cluster.kubeconfigPath, '--kubeconfig-file', investigation,
+      '--routes-file', join(dir, 'routes.json'), '--ca-secret', CA_SECRET, '--sandbox-configmap', CONFIGMAP, '--sandbox-proxy-url', PROXY_URL,
+    ];
+  }, 60_000);
+
+  afterAll(async () => {
+    await first?.stop('SIGKILL');
+    await cluster?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
   it('/readyz is 503 until the pod informer has synced, then 200; the first replica creates the CA Secret', async () => {
     const release = deferred<void>();
     const hold = cluster.faults.add({ method: 'GET', pathPattern: new RegExp(`^/api/v1/namespaces/${NS}/pods$`), watch: false, hold: () => release.promise });

@@ -5,14 +5,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AuthenticationV1Api } from '@kubernetes/client-node';
 import { repoRoot } from '@cli-mcp/testing';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { clientsFor } from './support.js';
 
 const entry = join(repoRoot(), 'dist/libs/testing/src/dev-cluster.main.js');
-const built = existsSync(entry);
-if (!built) console.warn(`[fake-kube] skipping dev-cluster test: ${entry} is not built (npm run build)`);
+const notBuilt = existsSync(entry) ? undefined : `${entry} is not built (npm run build)`;
 
-describe.skipIf(!built)('npm run dev:cluster (built entry)', () => {
+describeWhenReady('npm run dev:cluster (built entry)', notBuilt, () => {
   it('prints the kubeconfig path on stdout, serves the API over HTTPS to the --user it names, and exits 0 on SIGTERM', async () => {
     const kubeconfig = join(await mkdtemp(join(tmpdir(), 'dev-cluster-')), 'kubeconfig');
     const child = spawn(process.execPath, [entry, '--no-kubelet', '--kubeconfig', kubeconfig, '--user', 'tok-dev=dev-user'], { stdio: ['ignore', 'pipe', 'pipe'] });

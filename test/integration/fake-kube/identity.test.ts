@@ -10,12 +10,10 @@ import { AuthenticationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-n
 import { RuntimeCa } from '@cli-mcp/egress';
 import { FakeKubeServer, startFakeCluster, writeKubeconfig, type FakeCluster } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { apiError, findKubectl, Kubectl, rawRequest, type RawAnswer } from './support.js';
+import { describeWhenReady, KUBECTL, KUBECTL_PROBLEM } from '../../support/prerequisites.js';
+import { apiError, Kubectl, rawRequest, type RawAnswer } from './support.js';
 
 const USERS = { 'tok-investigation': 'investigation', 'tok-other': { username: 'other', uid: 'u-2', groups: ['devs'] } };
-const kubectlPath = findKubectl();
-const inCi = process.env['CI'] === 'true';
-if (!kubectlPath) console.warn('[fake-kube] skipping the kubectl identity tests: kubectl is not installed (/usr/bin/kubectl)');
 
 function clients(kubeconfigPath: string): { core: CoreV1Api; auth: AuthenticationV1Api } {
   const kc = new KubeConfig();
@@ -160,11 +158,10 @@ describe('fake API server: HTTPS and identity', () => {
     await expect(cluster.server.issueClientCertificate('a,O=system:masters')).rejects.toThrow(/cannot be a client certificate user name/);
   });
 
-  describe.skipIf(!kubectlPath && !inCi)('with the real kubectl', () => {
+  describeWhenReady('with the real kubectl', KUBECTL_PROBLEM, () => {
     let kubectl: Kubectl;
     beforeAll(async () => {
-      if (!kubectlPath) throw new Error('kubectl is required under CI=true');
-      kubectl = await Kubectl.create(kubectlPath, cluster.kubeconfigPath);
+      kubectl = await Kubectl.create(KUBECTL as string, cluster.kubeconfigPath);
     });
     afterAll(() => kubectl?.remove());
 
@@ -198,7 +195,7 @@ describe('fake API server: HTTPS and identity', () => {
     it('kubectl with a client certificate kubeconfig is its CN', async () => {
       const pair = await cluster.server.issueClientCertificate('cert-kubectl');
       const path = await cluster.server.writeKubeconfig(undefined, undefined, { clientCertificate: pair });
-      const certKubectl = await Kubectl.create(kubectlPath as string, path);
+      const certKubectl = await Kubectl.create(KUBECTL as string, path);
       onTestFinished(() => certKubectl.remove());
       const result = await certKubectl.run(['auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
       expect(result.code, result.stderr).toBe(0);

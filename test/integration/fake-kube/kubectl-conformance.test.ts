@@ -3,17 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { formatMicroTime, startFakeCluster, type FakeCluster } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiError, clientsFor, findKubectl, Kubectl } from './support.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWhenReady, KUBECTL, KUBECTL_PROBLEM } from '../../support/prerequisites.js';
+import { apiError, clientsFor, Kubectl } from './support.js';
 
-const kubectlPath = findKubectl();
-if (!kubectlPath) console.warn('[fake-kube] skipping kubectl conformance tests: kubectl is not installed (/usr/bin/kubectl)');
 
 /**
  * The same scenarios through the real kubectl and the real client-node: both must observe the same objects,
  * resourceVersions and errors (stack-notes E.3).
  */
-describe.skipIf(!kubectlPath)('fake API server conformance: kubectl vs client-node', () => {
+describeWhenReady('fake API server conformance: kubectl vs client-node', KUBECTL_PROBLEM, () => {
   let cluster: FakeCluster;
   let kubectl: Kubectl;
   let core: CoreV1Api;
@@ -23,7 +22,7 @@ describe.skipIf(!kubectlPath)('fake API server conformance: kubectl vs client-no
 
   beforeAll(async () => {
     cluster = await startFakeCluster({ kubelet: false });
-    kubectl = await Kubectl.create(kubectlPath as string, cluster.kubeconfigPath);
+    kubectl = await Kubectl.create(KUBECTL as string, cluster.kubeconfigPath);
     core = clientsFor(cluster.kubeconfigPath).core;
     workDir = await mkdtemp(join(tmpdir(), 'fake-kube-conf-'));
   });

@@ -8,16 +8,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EVENTS, startFakeCluster, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWhenReady, KUBECTL, KUBECTL_PROBLEM } from '../../support/prerequisites.js';
 import { widget, WIDGET_CRD, WIDGET_CRD_NAME } from './fixtures/widget-crd.js';
-import { findKubectl, Kubectl } from './support.js';
+import { Kubectl } from './support.js';
 
-const kubectlPath = findKubectl();
-const inCi = process.env['CI'] === 'true';
-if (!kubectlPath) console.warn('[fake-kube] skipping the kubectl CRD tests: kubectl is not installed (/usr/bin/kubectl)');
 const NS = 'kcrd';
 
-describe.skipIf(!kubectlPath && !inCi)('fake API server: kubectl on custom resources', () => {
+describeWhenReady('fake API server: kubectl on custom resources', KUBECTL_PROBLEM, () => {
   let cluster: FakeCluster;
   let kubectl: Kubectl;
   let dir: string;
@@ -34,9 +32,8 @@ describe.skipIf(!kubectlPath && !inCi)('fake API server: kubectl on custom resou
   }
 
   beforeAll(async () => {
-    if (!kubectlPath) throw new Error('kubectl is required under CI=true');
     cluster = await startFakeCluster({ kubelet: false, namespace: NS });
-    kubectl = await Kubectl.create(kubectlPath, cluster.kubeconfigPath);
+    kubectl = await Kubectl.create(KUBECTL as string, cluster.kubeconfigPath);
     dir = await mkdtemp(join(tmpdir(), 'fake-kube-kcrd-'));
     expect(await ok(['apply', '--validate=false', '-f', await file('crd', WIDGET_CRD)])).toBe(`customresourcedefinition.apiextensions.k8s.io/${WIDGET_CRD_NAME} created\n`);
   });

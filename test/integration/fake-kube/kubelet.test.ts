@@ -2,10 +2,10 @@ import { request } from 'node:http';
 import { PatchStrategy, setHeaderOptions, type CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { podIsReady, standInAgentCommand, startFakeCluster, type AgentCommand, type FakeCluster, type KubeObject, isAlive, processRef } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { clientsFor, realAgent, sandboxPod } from './support.js';
 
 const agentCheck = await realAgent();
-if (!agentCheck.agent) console.warn(`[fake-kube] skipping kubelet tests with the real agent: ${agentCheck.reason}`);
 
 function httpJson(url: string, method: string, body?: unknown, token?: string): Promise<{ status: number; json: Record<string, unknown> }> {
   return new Promise((resolveRequest, reject) => {
@@ -27,10 +27,10 @@ function httpJson(url: string, method: string, body?: unknown, token?: string): 
 const statusOf = (pod: KubeObject | undefined): Record<string, any> => (pod?.['status'] ?? {}) as Record<string, any>;
 const waiting = (pod: KubeObject | undefined): { reason?: string; message?: string } | undefined => statusOf(pod)['containerStatuses']?.[0]?.state?.waiting;
 
-function kubeletSuite(name: string, agent: AgentCommand | undefined): void {
+function kubeletSuite(name: string, { agent, reason }: { agent?: AgentCommand; reason?: string }): void {
   // Generous per-test timeout: real agents start slower on a loaded CI machine (the waits are event-driven).
-  // Without a built agent the suite is skipped; the reason was printed above.
-  describe.skipIf(!agent)(name, { timeout: 60_000 }, () => {
+  // Without a working built agent the gate skips the suite and prints why (under CI=true it fails instead).
+  describeWhenReady(name, agent ? undefined : reason ?? 'the real sandbox agent is unavailable', () => {
     let cluster: FakeCluster;
     let core: CoreV1Api;
     let n = 0;
@@ -156,10 +156,10 @@ function kubeletSuite(name: string, agent: AgentCommand | undefined): void {
       const exec = await httpJson(`${base}/exec`, 'POST', { command: 'printf claimed' }, 'tok');
       expect(exec.json['stdout']).toBe('claimed');
     });
-  });
+  }, { timeout: 60_000 });
 }
 
-kubeletSuite('kubelet simulator with the real sandbox agent', agentCheck.agent);
+kubeletSuite('kubelet simulator with the real sandbox agent', agentCheck);
 
 describe('stand-in agent (for development without a built agent)', () => {
   it('serves /health and becomes Ready under the kubelet', async () => {

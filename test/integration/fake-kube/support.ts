@@ -1,5 +1,4 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { get, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -113,13 +112,6 @@ export function sandboxPod(name: string, options: { labels?: Record<string, stri
 }
 
 // ---------------------------------------------------------------------------------------------- kubectl
-
-const KUBECTL_CANDIDATES = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'];
-
-/** Path of the installed kubectl, or undefined. */
-export function findKubectl(): string | undefined {
-  return KUBECTL_CANDIDATES.find((p) => existsSync(p));
-}
 
 /** Runs kubectl against a kubeconfig with a private discovery cache. Never throws on a non-zero exit. */
 export class Kubectl {

@@ -6,11 +6,12 @@
  */
 import { sessionPodName } from '@cli-mcp/podspec';
 import { eventually } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FAST_KUBELET, INSTANCE, NAMESPACE, isReadyPod, labelOf, noAbort, skipReason, startKubeStack, type KubeStack } from './support/kube-stack.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { SESSION_ID_LABEL } from '@cli-mcp/podspec';
 
-describe.skipIf(skipReason)('a cancel from another replica while the sandbox starts', () => {
+describeWhenReady('a cancel from another replica while the sandbox starts', skipReason, () => {
   let stack: KubeStack;
   beforeAll(async () => {
     // Pods wait 1.5 s to be scheduled: the window in which a cancel used to find nothing.

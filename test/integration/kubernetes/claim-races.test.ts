@@ -8,10 +8,11 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { AgentClient } from '@cli-mcp/agent-client';
 import { SESSION_ID_LABEL, UNCLAIMABLE_ANNOTATION, authSecretName, buildSessionPod, buildWarmPod, warmPodName, isCrashLooping } from '@cli-mcp/podspec';
 import { PODS, type KubeObject } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { INSTANCE, NAMESPACE, deferred, isReadyPod, labelOf, noAbort, skipReason, startKubeStack, type KubeStack } from './support/kube-stack.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
-describe.skipIf(skipReason)('claim and create races (issue 7), claim tightening (C-CTL-5)', () => {
+describeWhenReady('claim and create races (issue 7), claim tightening (C-CTL-5)', skipReason, () => {
   let stack: KubeStack;
   beforeAll(async () => {
     stack = await startKubeStack();

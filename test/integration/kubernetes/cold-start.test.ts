@@ -6,8 +6,9 @@
  */
 import { SESSION_ID_LABEL, sessionPodName } from '@cli-mcp/podspec';
 import { eventually, type KubeObject } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FAST_KUBELET, INSTANCE, NAMESPACE, isReadyPod, labelOf, noAbort, skipReason, startKubeStack, type KubeStack } from './support/kube-stack.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 const SLOW_PROBE = { ...FAST_KUBELET, readinessTiming: { initialDelayMs: 60_000, periodMs: 60_000 } };
 
@@ -16,7 +17,7 @@ function runsWithIp(pod: KubeObject | undefined): boolean {
   return status?.phase === 'Running' && typeof status.podIP === 'string';
 }
 
-describe.skipIf(skipReason)('Kubernetes cold start without readiness-probe waits', () => {
+describeWhenReady('Kubernetes cold start without readiness-probe waits', skipReason, () => {
   let stack: KubeStack;
   beforeAll(async () => {
     stack = await startKubeStack(SLOW_PROBE);

@@ -6,10 +6,11 @@
  * holding the claim's `/assign` or the created pod's start until every request waits, never by timing.
  */
 import { sessionPodName } from '@cli-mcp/podspec';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { INSTANCE, NAMESPACE, deferred, isReadyPod, noAbort, skipReason, startKubeStack, type KubeStack, type Replica } from './support/kube-stack.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
-describe.skipIf(skipReason)('eager acquisition shares one acquisition with the first command (C-MCP-13, C-K8S-4)', () => {
+describeWhenReady('eager acquisition shares one acquisition with the first command (C-MCP-13, C-K8S-4)', skipReason, () => {
   let stack: KubeStack;
   beforeAll(async () => {
     stack = await startKubeStack();

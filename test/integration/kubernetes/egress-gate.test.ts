@@ -10,12 +10,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SESSION_ID_LABEL, buildSandboxEgressPolicy } from '@cli-mcp/podspec';
 import { SessionErrorCode } from '@cli-mcp/session';
-import { CONFIG_MAPS, ENDPOINT_SLICES, NETWORK_POLICIES, eventually, type KubeObject } from '@cli-mcp/testing';
-import { createEgressService } from '../../support/egress-service.js';
+import { ENDPOINT_SLICES, NETWORK_POLICIES, eventually, type KubeObject } from '@cli-mcp/testing';
+import { createEgressService, EGRESS_SANDBOX_CA, publishEgressSandboxConfig } from '../../support/egress-service.js';
 import { FAST_KUBELET, INSTANCE, KUBECONFIG_SECRET, NAMESPACE, noAbort, skipReason, startKubeStack, type KubeStack, type Replica } from './support/kube-stack.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 interface Rule {
   apiGroups: string[];
@@ -43,16 +44,13 @@ async function eventuallyRuns(replica: Replica, session: string, timeoutMs = 30_
   return stdout;
 }
 
-describe.skipIf(skipReason)('egress gate on the Kubernetes backend (C-EGR-6)', () => {
+describeWhenReady('egress gate on the Kubernetes backend (C-EGR-6)', skipReason, () => {
   let stack: KubeStack;
   let replica: Replica;
   beforeAll(async () => {
     stack = await startKubeStack(FAST_KUBELET, { egressGateway: true });
     replica = stack.replica();
-    // What the gateway publishes at start (apps/egress-gateway): the dummy kubeconfig and its CA.
-    stack.cluster.api.create(CONFIG_MAPS, NAMESPACE, {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${INSTANCE}-egress-sandbox` }, data: { 'ca.crt': 'test-ca', kubeconfig: 'apiVersion: v1\nkind: Config\n' },
-    });
+    publishEgressSandboxConfig(stack.cluster, NAMESPACE, INSTANCE);
   }, 60_000);
   afterAll(async () => {
     await stack?.stop();
@@ -98,7 +96,8 @@ describe.skipIf(skipReason)('egress gate on the Kubernetes backend (C-EGR-6)', (
     expect(pod!.metadata.annotations?.['cli-mcp.redhat.com/egress-proxy-address']).toBe(clusterIp);
     // Inside: $KUBECONFIG is the gateway's dummy, the CA is its ca.crt (the kubelet mounts the sandbox ConfigMap).
     const inside = await replica.manager.execute('egress-open', { command: 'cat "$KUBECONFIG"; cat "$NODE_EXTRA_CA_CERTS"' }, noAbort());
-    expect(inside.response.stdout).toBe('apiVersion: v1\nkind: Config\ntest-ca');
+    // (The agent drops the output's final newline.)
+    expect(inside.response.stdout).toBe(`apiVersion: v1\nkind: Config\n${EGRESS_SANDBOX_CA.trimEnd()}`);
   }, 60_000);
 
   it('a second policy that grants the sandboxes egress shuts the gate again, naming it', async () => {

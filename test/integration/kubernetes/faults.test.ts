@@ -4,10 +4,11 @@
  */
 import { SESSION_ID_LABEL, authSecretName, sessionPodName } from '@cli-mcp/podspec';
 import { PODS } from '@cli-mcp/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { INSTANCE, NAMESPACE, labelOf, noAbort, skipReason, isReadyPod, readyAfterRestarts, startKubeStack, type KubeStack } from './support/kube-stack.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
-describe.skipIf(skipReason)('faults', () => {
+describeWhenReady('faults', skipReason, () => {
   let stack: KubeStack;
   beforeAll(async () => {
     stack = await startKubeStack();

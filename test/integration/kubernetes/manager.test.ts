@@ -4,10 +4,11 @@
  */
 import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, authSecretName, sessionPodName } from '@cli-mcp/podspec';
 import { PODS, eventually } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { INSTANCE, NAMESPACE, labelOf, noAbort, skipReason, isReadyPod, startKubeStack, type KubeStack } from './support/kube-stack.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
-describe.skipIf(skipReason)('Kubernetes backend with real agents', () => {
+describeWhenReady('Kubernetes backend with real agents', skipReason, () => {
   let stack: KubeStack;
   beforeAll(async () => {
     stack = await startKubeStack();

@@ -5,10 +5,11 @@
  */
 import { sessionPodName } from '@cli-mcp/podspec';
 import { eventually } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FAST_KUBELET, INSTANCE, NAMESPACE, isReadyPod, noAbort, skipReason, startKubeStack, type KubeStack } from './support/kube-stack.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
-describe.skipIf(skipReason)('--max-timeout 600 on Kubernetes (C-AG-14)', () => {
+describeWhenReady('--max-timeout 600 on Kubernetes (C-AG-14)', skipReason, () => {
   let stack: KubeStack;
   beforeAll(async () => {
     stack = await startKubeStack({ ...FAST_KUBELET, extraEnv: { SANDBOX_LOG_LEVEL: 'debug' } }, { maxTimeoutSeconds: 600 });

@@ -3,13 +3,14 @@
  * share one fake API server and coordinate only through it.
  */
 import { SESSION_ID_LABEL, authSecretName } from '@cli-mcp/podspec';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { INSTANCE, NAMESPACE, labelOf, noAbort, skipReason, isReadyPod, startKubeStack, type KubeStack, type Replica } from './support/kube-stack.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 const REPLICAS = 3;
 const CALLS = 50;
 
-describe.skipIf(skipReason)('multi-replica races', () => {
+describeWhenReady('multi-replica races', skipReason, () => {
   let stack: KubeStack;
   beforeAll(async () => {
     stack = await startKubeStack();

@@ -7,11 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KubeConfig } from '@kubernetes/client-node';
 import { probeControllerLease } from '@cli-mcp/kube';
 import { ClientNodeLeaseApi } from '@cli-mcp/kube/client-node';
 import { INSTANCE, NAMESPACE, noAbort, skipReason, isReadyPod, readyAfterRestarts, startKubeStack, type KubeStack } from './support/kube-stack.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 const CONTRACT: Record<string, string[]> = {
   pods: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
@@ -31,7 +32,7 @@ function deployedRole(): Rule[] {
   return (parse(text) as { rules: Rule[] }).rules;
 }
 
-describe.skipIf(skipReason)('RBAC discipline of the Kubernetes backend (C-K8S-10)', () => {
+describeWhenReady('RBAC discipline of the Kubernetes backend (C-K8S-10)', skipReason, () => {
   let stack: KubeStack;
   beforeAll(async () => {
     stack = await startKubeStack();

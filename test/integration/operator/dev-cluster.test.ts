@@ -9,16 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '@cli-mcp/testing';
-import { describe, expect, it } from 'vitest';
-import { KUBECTL } from '../deploy/support/rendered.js';
+import { expect, it } from 'vitest';
 import { operatorSkipReason } from './support/operator-stack.js';
+import { describeWhenReady, KUBECTL } from '../../support/prerequisites.js';
 
 const entry = join(repoRoot(), 'dist/libs/testing/src/dev-cluster.main.js');
-if (operatorSkipReason) console.warn(`[dev:cluster --operator] skipped: ${operatorSkipReason}`);
-const skip = operatorSkipReason !== undefined && process.env['CI'] !== 'true';
 const run = promisify(execFile);
 
-describe.skipIf(skip)('npm run dev:cluster -- --operator (built entry)', () => {
+describeWhenReady('npm run dev:cluster -- --operator (built entry)', operatorSkipReason, () => {
   it('installs the CRD, runs the operator, prints a sample CR that becomes Ready, and stops cleanly', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'dev-operator-'));
     const kubeconfig = join(dir, 'kubeconfig');

@@ -4,21 +4,20 @@
  * the Secrets and other children were written — and the other replica finishes the instance: one of each child,
  * one HMAC key, the pool at its size, Ready=True.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { NAMESPACE, operatorSkipReason, startOperatorStack, type OperatorStack } from './support/operator-stack.js';
-
-if (operatorSkipReason) console.warn(`[operator failover] skipped: ${operatorSkipReason}`);
-const skip = operatorSkipReason !== undefined && process.env['CI'] !== 'true';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 let stack: OperatorStack;
-beforeAll(async () => {
-  if (!skip) stack = await startOperatorStack();
-}, 60_000);
-afterAll(async () => {
-  await stack?.stop();
-});
 
-describe.skipIf(skip)('a leader killed mid-reconcile', () => {
+describeWhenReady('a leader killed mid-reconcile', operatorSkipReason, () => {
+  beforeAll(async () => {
+    stack = await startOperatorStack();
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
   it('leaves nothing the next leader cannot finish', async () => {
     const a = await stack.operator('op-a');
     await a.untilLog('became leader');

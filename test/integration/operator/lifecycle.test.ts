@@ -9,23 +9,13 @@ import { RuntimeCa } from '@cli-mcp/egress';
 import { EGRESS_CONFIG_HASH_ANNOTATION, LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, SPEC_HASH_ANNOTATION, formatTimestamp } from '@cli-mcp/podspec';
 import { NETWORK_POLICIES, PODS, SECRETS, eventually, type KubeObject } from '@cli-mcp/testing';
 import type { ControllerProcess } from '../controller/support/controller-process.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CONFIG_HASH_ANNOTATION } from '../../../apps/sandbox-controller/src/operator/children/server-deployment.js';
 import { EGRESS_IMAGE, KUBECONFIG_TEXT, NAMESPACE, SANDBOX_IMAGE, SERVER_IMAGE, operatorSkipReason, startOperatorStack, type OperatorStack } from './support/operator-stack.js';
-
-if (operatorSkipReason) console.warn(`[operator lifecycle] skipped: ${operatorSkipReason}`);
-const skip = operatorSkipReason !== undefined && process.env['CI'] !== 'true';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 let stack: OperatorStack;
 let operator: ControllerProcess;
-beforeAll(async () => {
-  if (skip) return;
-  stack = await startOperatorStack();
-  operator = await stack.operator('op-a');
-}, 60_000);
-afterAll(async () => {
-  await stack?.stop();
-});
 
 type Owned = KubeObject & { metadata: { ownerReferences?: Array<{ kind: string; name: string; uid: string; controller?: boolean }> } };
 const CHILDREN: Array<[string, string]> = [
@@ -44,7 +34,15 @@ async function readyInstance(name: string, spec: Record<string, unknown>): Promi
   await stack.untilCondition(name, 'Ready', 'True');
 }
 
-describe.skipIf(skip)('sandbox-controller --operator (built) on the fake cluster', () => {
+describeWhenReady('sandbox-controller --operator (built) on the fake cluster', operatorSkipReason, () => {
+  beforeAll(async () => {
+    stack = await startOperatorStack();
+    operator = await stack.operator('op-a');
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
   it('turns a CR into every child (owned by it), a Ready pool and Ready=True', async () => {
     stack.seedKubeconfig('oc');
     expect(await stack.apply('oc', { replicas: 2, sandbox: { warmPoolSize: 2 } })).toContain('climcpinstance.cli-mcp.redhat.com/oc created');

@@ -13,11 +13,10 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { checkRestrictedPodSecurity } from '../../../libs/podspec/src/testing/restricted-pss.js';
 import { resolveInstance } from '../../../apps/sandbox-controller/src/operator/spec/resolve-instance.js';
-import { KUBECTL, REPO_ROOT, render, schemaProblem, selects, type Manifest } from '../deploy/support/rendered.js';
+import { REPO_ROOT, render, schemaProblem, selects, type Manifest } from '../deploy/support/rendered.js';
 import { schemaPaths, structuralProblems, valueProblem, type SchemaNode } from './support/crd-structure.js';
+import { describeWhenReady, KUBECTL, KUBECTL_PROBLEM } from '../../support/prerequisites.js';
 
-if (!KUBECTL) console.warn('skipping operator manifest tests: kubectl is not installed (needed for kustomize)');
-const skip = !KUBECTL && process.env['CI'] !== 'true';
 const manifests = KUBECTL ? render('deploy/operator') : [];
 const of = (kind: string) => manifests.filter((m) => m.kind === kind);
 const file = (path: string) => readFileSync(join(REPO_ROOT, path), 'utf8');
@@ -62,7 +61,7 @@ describe('the CliMcpInstance CRD', () => {
   });
 });
 
-describe.skipIf(skip)('deploy/operator', () => {
+describeWhenReady('deploy/operator', KUBECTL_PROBLEM, () => {
   it('renders, and every object validates offline against the Kubernetes schemas', async () => {
     expect(manifests.map((m) => m.kind).sort()).toEqual(['CustomResourceDefinition', 'Deployment', 'NetworkPolicy', 'PodDisruptionBudget', 'Role', 'RoleBinding', 'ServiceAccount']);
     const problems: string[] = [];
@@ -101,7 +100,7 @@ describe.skipIf(skip)('deploy/operator', () => {
   });
 });
 
-describe.skipIf(skip)('the OLM bundle (bundle/)', () => {
+describeWhenReady('the OLM bundle (bundle/)', KUBECTL_PROBLEM, () => {
   const csv = parse(file('bundle/manifests/cli-mcp-operator.clusterserviceversion.yaml'));
   const annotations = parse(file('bundle/metadata/annotations.yaml')).annotations as Record<string, string>;
 

@@ -11,12 +11,10 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { LAST_ACTIVITY_ANNOTATION, SESSION_ID_LABEL, formatTimestamp } from '@cli-mcp/podspec';
 import { CONFIG_MAPS, NETWORK_POLICIES, PODS, POD_DISRUPTION_BUDGETS, ROLE_BINDINGS, ROLES, SECRETS, SERVICE_ACCOUNTS, type KubeObject } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { NAMESPACE, operatorSkipReason, startOperatorStack, type OperatorStack } from './support/operator-stack.js';
-
-if (operatorSkipReason) console.warn(`[operator RBAC] skipped: ${operatorSkipReason}`);
-const skip = operatorSkipReason !== undefined && process.env['CI'] !== 'true';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 interface Rule { apiGroups: string[]; resources: string[]; verbs: string[] }
 const ROLE = (parse(readFileSync(fileURLToPath(new URL('../../../deploy/operator/role.yaml', import.meta.url)), 'utf8')) as { rules: Rule[] }).rules;
@@ -25,14 +23,15 @@ const ADMISSION_ONLY = ['update climcpinstances/finalizers'];
 const ESCALATION_ONLY = ['get secrets', 'get configmaps'];
 
 let stack: OperatorStack;
-beforeAll(async () => {
-  if (!skip) stack = await startOperatorStack();
-}, 60_000);
-afterAll(async () => {
-  await stack?.stop();
-});
 
-describe.skipIf(skip)('RBAC discipline of the operator (deploy/operator/role.yaml)', () => {
+describeWhenReady('RBAC discipline of the operator (deploy/operator/role.yaml)', operatorSkipReason, () => {
+  beforeAll(async () => {
+    stack = await startOperatorStack();
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
   it('sends only requests the Role allows, in its namespace, and uses every verb it grants', async () => {
     stack.cluster.requests.clear();
     const operator = await stack.operator('op-rbac');

@@ -21,7 +21,7 @@ import { agentBuiltProblem } from '../ship/support/build-state.js';
 import { useClusterStage } from '../ship/support/dev-cluster.js';
 import { containerRun, mountPaths } from '../ship/support/pod-container.js';
 import { containerRunProblem, startContainer } from '../ship/support/pod-runner.js';
-import { describeWhenReady, firstProblem } from '../ship/support/prerequisites.js';
+import { describeWhenReady, firstProblem } from '../../support/prerequisites.js';
 
 const DEFAULTS = { namespace: 'team-a', serverImage: 'quay.io/example/cli-mcp-server:0.1.0', sandboxImage: 'quay.io/example/cli-mcp-sandbox:0.1.0', maxTimeoutSeconds: 600, defaultTimeoutSeconds: 90 };
 const CRS: Record<string, CliMcpInstance['spec']> = {

@@ -11,36 +11,34 @@ import { join } from 'node:path';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { SESSION_ID_LABEL } from '@cli-mcp/podspec';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AUTH_TOKEN_PATH, HMAC_KEY_PATH } from '../../../apps/sandbox-controller/src/operator/children/server-args.js';
 import { bash, connectHttpClient, structuredOf } from '../../e2e/mcp/support/mcp-client.js';
 import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../../e2e/mcp/support/server-process.js';
 import { startedWith } from '../deploy/support/effective-settings.js';
 import { NAMESPACE, operatorSkipReason, startOperatorStack, type OperatorStack } from './support/operator-stack.js';
-
-if (operatorSkipReason) console.warn(`[operator TARSy] skipped: ${operatorSkipReason}`);
-const skip = operatorSkipReason !== undefined && process.env['CI'] !== 'true';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 let stack: OperatorStack;
 let server: ServerProcess | undefined;
 let client: Client | undefined;
 let dir: string;
-beforeAll(async () => {
-  if (skip) return;
-  stack = await startOperatorStack();
-  await stack.operator('op-a');
-  dir = tempDir('operator-tarsy');
-}, 60_000);
-afterAll(async () => {
-  await client?.close().catch(() => undefined);
-  await server?.stop();
-  await stack?.stop();
-  if (dir) removeDir(dir);
-});
 
 const secretText = (name: string, key: string) => Buffer.from((stack.cluster.store.get('secrets', NAMESPACE, name)!['data'] as Record<string, string>)[key]!, 'base64').toString();
 
-describe.skipIf(skip)('a TARSy-style first command through the instance\'s server', () => {
+describeWhenReady('a TARSy-style first command through the instance\'s server', operatorSkipReason, () => {
+  beforeAll(async () => {
+    stack = await startOperatorStack();
+    await stack.operator('op-a');
+    dir = tempDir('operator-tarsy');
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close().catch(() => undefined);
+    await server?.stop();
+    await stack?.stop();
+    if (dir) removeDir(dir);
+  });
+
   it('is served from the warm pool (a claim, never a create)', async () => {
     stack.seedKubeconfig('tarsy');
     await stack.apply('tarsy', { replicas: 1, sandbox: { warmPoolSize: 1 } });

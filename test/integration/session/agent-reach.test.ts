@@ -6,14 +6,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { deriveSessionToken } from '@cli-mcp/auth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentBuilt, bwrapProblem } from './support/environment.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { agentProblem, bwrapProblem } from './support/environment.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { createSessionStack, HMAC_KEY, type SessionStack } from './support/session-stack.js';
 
-const skip = !agentBuilt ? 'the agent is not built' : bwrapProblem ?? (spawnSync('strace', ['-V']).error ? 'strace is not installed' : undefined);
-if (skip) console.warn(`[agent-reach] skipped: ${skip}`);
+const problem = agentProblem ?? bwrapProblem ?? (spawnSync('strace', ['-V']).error ? 'strace is not installed' : undefined);
 const hasGdb = spawnSync('gdb', ['--version']).error === undefined;
-if (!skip && !hasGdb) console.warn('[agent-reach] gdb is not installed: its attach is not tried');
+if (!problem && !hasGdb) console.warn('[agent-reach] gdb is not installed: its attach is not tried');
 
 /**
  * One line per probe against pid $1. strace is judged by what it says, never by a timer (a loaded machine may not
@@ -36,7 +36,7 @@ const PROBES = `probe() {
   if command -v gdb >/dev/null; then gdb -nx -batch -ex 'info proc' -p $t 2>/dev/null | grep -q "^process $t" && echo gdb=attached || echo gdb=refused; fi
 }`;
 
-describe.skipIf(skip !== undefined)('a sandbox command cannot reach into its agent (issue 22 item 4)', () => {
+describeWhenReady('a sandbox command cannot reach into its agent (issue 22 item 4)', problem, () => {
   let stack: SessionStack;
 
   beforeAll(async () => {

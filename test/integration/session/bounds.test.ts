@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { BOUND_DEFAULTS, defaultMemoryBytes } from '@cli-mcp/session';
 import { CgroupLimits } from '../../../libs/session/src/local/cgroup-limits.js';
 import { walkDiskUsage } from '../../../libs/session/src/local/bounds/disk-usage.js';
-import { agentBuilt, bwrapProblem } from './support/environment.js';
+import { agentProblem, bwrapProblem } from './support/environment.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { createSessionStack, type SessionStack } from './support/session-stack.js';
 
 const MIB = 2 ** 20;
@@ -32,9 +33,8 @@ async function machineLayer(): Promise<'systemd-scope' | 'cgroupfs' | 'rlimit'> 
   }
 }
 
-const skip = !agentBuilt ? 'the agent is not built (npm run build)' : bwrapProblem;
-if (skip) console.warn(`[bounds] skipped: ${skip}`);
-const layer = skip ? 'rlimit' : await machineLayer();
+const problem = agentProblem ?? bwrapProblem;
+const layer = problem ? 'rlimit' : await machineLayer();
 console.warn(`[bounds] this machine bounds tasks and memory through: ${layer}`);
 
 /** Milliseconds another session (and the host) take to answer while the hostile one runs; both must stay < 1 s. */
@@ -82,7 +82,7 @@ async function whileResponsive(stack: SessionStack, file: string): Promise<void>
 
 // Each case forks or allocates up to a bound and waits for the sandbox to be stopped: seconds alone, far longer
 // beside a loaded suite. The bound is on a hang; what is asserted is the outcome (and the 1 s answers of the others).
-describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', { timeout: 120_000 }, () => {
+describeWhenReady('bounds on by default (issue 22)', problem, () => {
   it('applies the default values with no flags, and /health says which layer enforces each', async () => {
     await withStack({ network: 'none' }, async (stack) => {
       const details = (await stack.backend.checkHealth()).details ?? {};
@@ -240,4 +240,4 @@ describe.skipIf(skip !== undefined)('bounds on by default (issue 22)', { timeout
       });
     });
   });
-});
+}, { timeout: 120_000 });

@@ -8,16 +8,16 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
 import { link, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentBuilt, bwrapProblem } from './support/environment.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { agentProblem, bwrapProblem } from './support/environment.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { createSessionStack, type SessionStack } from './support/session-stack.js';
 
-const skip = !agentBuilt ? 'the agent is not built' : bwrapProblem;
-if (skip) console.warn(`[cleanup-links] skipped: ${skip}`);
+const problem = agentProblem ?? bwrapProblem;
 
 const CANARY = 'host canary, must stay as it is';
 
-describe.skipIf(skip !== undefined)('cleanup and output reads follow no link a sandbox planted (issue 22)', () => {
+describeWhenReady('cleanup and output reads follow no link a sandbox planted (issue 22)', problem, () => {
   let host: string;
 
   beforeAll(async () => {

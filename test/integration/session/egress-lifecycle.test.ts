@@ -10,16 +10,16 @@ import { join } from 'node:path';
 import { PromEgressMetrics } from '@cli-mcp/egress';
 import type { LocalBackendOptions } from '@cli-mcp/session';
 import { Registry } from 'prom-client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { LocalEgress } from '../../../libs/session/src/local/egress/local-egress.port.js';
 import { NodeProcessLauncher } from '../../../libs/session/src/local/node-process-launcher.js';
 import type { AgentProcess, ProcessLauncher } from '../../../libs/session/src/local/process-launcher.js';
-import { agentBuilt, bwrapProblem } from './support/environment.js';
+import { agentProblem, bwrapProblem } from './support/environment.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { egressToolsProblem, INVESTIGATION, startEgressCluster, type EgressCluster } from './support/egress-cluster.js';
 import { createSessionStack, type SessionStack } from './support/session-stack.js';
 
-const skip = !agentBuilt ? 'the agent is not built' : bwrapProblem ?? egressToolsProblem;
-if (skip) console.warn(`[egress-lifecycle] skipped: ${skip}`);
+const problem = agentProblem ?? bwrapProblem ?? egressToolsProblem;
 
 const WHOAMI = 'kubectl auth whoami -o jsonpath={.status.userInfo.username}';
 
@@ -43,7 +43,7 @@ function slowToStop(): ProcessLauncher {
   };
 }
 
-describe.skipIf(skip !== undefined)('--local-network proxy over a session\'s life', () => {
+describeWhenReady('--local-network proxy over a session\'s life', problem, () => {
   let api: EgressCluster;
   let stack: SessionStack | undefined;
   const proxyStack = (options: Partial<LocalBackendOptions> = {}): Promise<SessionStack> =>

@@ -6,18 +6,18 @@
  * leaves the sandbox but through the gateway; no real token is visible inside.
  */
 import { deriveSessionToken } from '@cli-mcp/auth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentBuilt, bwrapProblem } from './support/environment.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { agentProblem, bwrapProblem } from './support/environment.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { egressToolsProblem, INVESTIGATION, startEgressCluster, STOLEN, type EgressCluster } from './support/egress-cluster.js';
 import { createSessionStack, HMAC_KEY, type SessionStack } from './support/session-stack.js';
 
-const skip = !agentBuilt ? 'the agent is not built' : bwrapProblem ?? egressToolsProblem;
-if (skip) console.warn(`[egress-proxy] skipped: ${skip}`);
+const problem = agentProblem ?? bwrapProblem ?? egressToolsProblem;
 
 const WHOAMI = '/apis/authentication.k8s.io/v1/selfsubjectreviews';
 const USERNAME = 'python3 -c "import json,sys; print(json.load(sys.stdin)[\'status\'][\'userInfo\'][\'username\'])"';
 
-describe.skipIf(skip !== undefined)('--local-network proxy against a sandbox that tries to get around it', () => {
+describeWhenReady('--local-network proxy against a sandbox that tries to get around it', problem, () => {
   let api: EgressCluster;
   let stack: SessionStack;
   const run = async (command: string): Promise<string> => (await stack.run('s-egress', command)).response.stdout;

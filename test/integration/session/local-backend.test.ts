@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import { isAlive, processRef } from '@cli-mcp/testing';
 import { AGENT_NODE_FLAGS } from '@cli-mcp/common';
 import { SessionErrorCode } from '@cli-mcp/session';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AGENT_ENTRY, agentBuilt, ISOLATIONS } from './support/environment.js';
+import { afterEach, expect, it, vi } from 'vitest';
+import { AGENT_ENTRY, isolationProblem, ISOLATIONS } from './support/environment.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { agentPidOf, descendantsOf, pidOf } from './support/processes.js';
 import { createSessionStack, type SessionStack } from './support/session-stack.js';
 
-describe.skipIf(!agentBuilt).each(ISOLATIONS)('LocalBackend with the real agent (isolation=%s)', (isolation) => {
+for (const isolation of ISOLATIONS) describeWhenReady(`LocalBackend with the real agent (isolation=${isolation})`, isolationProblem(isolation), () => {
   let stack: SessionStack | undefined;
   const make = async (options: Parameters<typeof createSessionStack>[1] = {}) => (stack = await createSessionStack(isolation, options));
   afterEach(async () => {

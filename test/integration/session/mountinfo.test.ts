@@ -8,12 +8,12 @@
  */
 import { realpathSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentBuilt, bwrapProblem, REPO_ROOT } from './support/environment.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { agentProblem, bwrapProblem, REPO_ROOT } from './support/environment.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { createSessionStack, type SessionStack } from './support/session-stack.js';
 
-const skip = !agentBuilt ? 'the agent is not built' : bwrapProblem;
-if (skip) console.warn(`[mountinfo] skipped: ${skip}`);
+const problem = agentProblem ?? bwrapProblem;
 
 interface MountLine {
   root: string;
@@ -28,7 +28,7 @@ function parse(text: string): MountLine[] {
   });
 }
 
-describe.skipIf(skip !== undefined)('mountinfo in a bubblewrap sandbox names no host installation path (issue 22)', () => {
+describeWhenReady('mountinfo in a bubblewrap sandbox names no host installation path (issue 22)', problem, () => {
   let stack: SessionStack;
   let mounts: MountLine[];
 

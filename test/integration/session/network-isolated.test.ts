@@ -12,17 +12,17 @@ import { createServer, type Server } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { isAlive, processRef } from '@cli-mcp/testing';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AGENT_ENTRY, agentBuilt, bwrapProblem } from './support/environment.js';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { AGENT_ENTRY, agentProblem, bwrapProblem } from './support/environment.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { descendantsOf } from './support/processes.js';
 import { createSessionStack, type SessionStack } from './support/session-stack.js';
 
 const slirp = spawnSync('slirp4netns', ['--version']);
 const ipNetns = spawnSync('ip', ['netns', 'list']);
-const skip = !agentBuilt ? 'the agent is not built' : bwrapProblem
+const problem = agentProblem ?? bwrapProblem
   ?? (slirp.status !== 0 ? 'slirp4netns is not installed (Debian package slirp4netns)' : undefined)
   ?? (ipNetns.status !== 0 ? `ip netns does not work here: ${ipNetns.stderr}` : undefined);
-if (skip) console.warn(`[network-isolated] skipped: ${skip}`);
 
 const register = fileURLToPath(new URL('./support/register-ts.mjs', import.meta.url));
 const parentScript = fileURLToPath(new URL('./support/orphan-parent.mjs', import.meta.url));
@@ -35,7 +35,7 @@ const ip = (...args: string[]): void => {
 const slirpsUnder = (pid: number): number[] =>
   descendantsOf(pid).filter((child) => spawnSync('cat', [`/proc/${child}/comm`]).stdout.toString().trim() === 'slirp4netns');
 
-describe.skipIf(skip !== undefined)('LocalBackend with --local-network isolated (bwrap, slirp4netns, real agent)', () => {
+describeWhenReady('LocalBackend with --local-network isolated (bwrap, slirp4netns, real agent)', problem, () => {
   const suffix = randomBytes(3).toString('hex');
   const netns = `clilocal-${suffix}`;
   const octet = 1 + (Number.parseInt(suffix, 16) % 250);

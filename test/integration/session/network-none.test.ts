@@ -6,15 +6,15 @@ import { readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { isAlive, processRef, signalProcess } from '@cli-mcp/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { agentBuilt, bwrapProblem } from './support/environment.js';
+import { afterEach, expect, it } from 'vitest';
+import { agentProblem, bwrapProblem } from './support/environment.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { pidOf } from './support/processes.js';
 import { createSessionStack, type SessionStack } from './support/session-stack.js';
 
-const skip = !agentBuilt ? 'the agent is not built' : bwrapProblem;
-if (skip) console.warn(`[network-none] skipped: ${skip}`);
+const problem = agentProblem ?? bwrapProblem;
 
-describe.skipIf(skip !== undefined)('LocalBackend with --local-network none (bwrap, real agent)', () => {
+describeWhenReady('LocalBackend with --local-network none (bwrap, real agent)', problem, () => {
   let stack: SessionStack | undefined;
   let listener: Server | undefined;
   afterEach(async () => {

@@ -8,16 +8,16 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { agentBuilt, bwrapProblem } from './support/environment.js';
+import { afterAll, expect, it } from 'vitest';
+import { agentProblem, bwrapProblem } from './support/environment.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { descendantsOf } from './support/processes.js';
 import { createSessionStack } from './support/session-stack.js';
 
 const slirp = spawnSync('slirp4netns', ['--version']);
-const skip = !agentBuilt ? 'the agent is not built' : bwrapProblem ?? (slirp.status !== 0 ? 'slirp4netns is not installed (Debian package slirp4netns)' : undefined);
-if (skip) console.warn(`[network-probe] skipped: ${skip}`);
+const problem = agentProblem ?? bwrapProblem ?? (slirp.status !== 0 ? 'slirp4netns is not installed (Debian package slirp4netns)' : undefined);
 
-describe.skipIf(skip !== undefined)('the isolated-network attach probe (real bwrap)', () => {
+describeWhenReady('the isolated-network attach probe (real bwrap)', problem, () => {
   const dir = mkdtempSync(join(tmpdir(), 'cli-mcp-probe-'));
   const brokenSlirp = join(dir, 'slirp4netns');
   writeFileSync(brokenSlirp, '#!/bin/sh\n[ "$1" = --version ] && { echo "slirp4netns version 1.2.0"; exit 0; }\necho \'open("/dev/net/tun"): Permission denied\' >&2\necho \'child failed(1)\' >&2\nexit 1\n');

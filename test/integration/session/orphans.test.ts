@@ -4,8 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { isAlive, processRef } from '@cli-mcp/testing';
-import { describe, expect, it, vi } from 'vitest';
-import { AGENT_ENTRY, agentBuilt, ISOLATIONS } from './support/environment.js';
+import { expect, it, vi } from 'vitest';
+import { AGENT_ENTRY, isolationProblem, ISOLATIONS } from './support/environment.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { descendantsOf } from './support/processes.js';
 
 const register = fileURLToPath(new URL('./support/register-ts.mjs', import.meta.url));
@@ -13,7 +14,7 @@ const parentScript = fileURLToPath(new URL('./support/orphan-parent.mjs', import
 
 // C-HTTP-4 "no orphaned sandbox processes": when the server dies without cleaning up (kill -9), every agent, its
 // shell and (bwrap) the sandbox itself must go too (SANDBOX_EXIT_WITH_PARENT, bwrap --die-with-parent).
-describe.skipIf(!agentBuilt).each(ISOLATIONS)('LocalBackend orphans (isolation=%s)', (isolation) => {
+for (const isolation of ISOLATIONS) describeWhenReady(`LocalBackend orphans (isolation=${isolation})`, isolationProblem(isolation), () => {
   it('leaves no sandbox process behind when the server is killed with SIGKILL', async () => {
     const stateDir = await mkdtemp('/var/tmp/cli-mcp-orphan-it-');
     const parent = spawn(process.execPath, ['--import', register, parentScript, stateDir, isolation, AGENT_ENTRY], {

@@ -9,14 +9,14 @@ import { existsSync, statSync } from 'node:fs';
 import { link, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentBuilt, bwrapProblem } from './support/environment.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { agentProblem, bwrapProblem } from './support/environment.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { createSessionStack, type SessionStack } from './support/session-stack.js';
 
-const skip = !agentBuilt ? 'the agent is not built' : bwrapProblem;
-if (skip) console.warn(`[redirect] skipped: ${skip}`);
+const problem = agentProblem ?? bwrapProblem;
 
-describe.skipIf(skip !== undefined)('no path a bubblewrap sandbox can change leads the server anywhere (issue 22)', () => {
+describeWhenReady('no path a bubblewrap sandbox can change leads the server anywhere (issue 22)', problem, () => {
   let host: string;
   let canary: Server;
   let canaryConnections = 0;

@@ -9,12 +9,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentBuilt, bwrapProblem, REPO_ROOT } from './support/environment.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { agentProblem, bwrapProblem, REPO_ROOT } from './support/environment.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 import { createSessionStack, type SessionStack } from './support/session-stack.js';
 
-const skip = !agentBuilt ? 'the agent is not built' : bwrapProblem;
-if (skip) console.warn(`[sandbox-boundary] skipped: ${skip}`);
+const problem = agentProblem ?? bwrapProblem;
 
 interface Listener {
   server: Server;
@@ -37,7 +37,7 @@ async function hostConnect(path: string): Promise<string> {
   });
 }
 
-describe.skipIf(skip !== undefined)('a bubblewrap sandbox cannot reach the host (C-SEC-1, C-SEC-3)', () => {
+describeWhenReady('a bubblewrap sandbox cannot reach the host (C-SEC-1, C-SEC-3)', problem, () => {
   const tag = `cli-mcp-it-${process.pid}-${randomBytes(3).toString('hex')}`;
   const paths = { run: `/run/${tag}.sock`, checkout: join(REPO_ROOT, `.${tag}.sock`), abstract: `\0${tag}` };
   const listeners: Listener[] = [];
@@ -116,7 +116,7 @@ describe.skipIf(skip !== undefined)('a bubblewrap sandbox cannot reach the host 
   });
 });
 
-describe.skipIf(skip !== undefined)('a bubblewrap sandbox with --local-network host', () => {
+describeWhenReady('a bubblewrap sandbox with --local-network host', problem, () => {
   it('shares the host network, as documented and warned about, and gets the host\'s resolv.conf', async () => {
     const listener = await new Promise<Server>((resolve) => {
       const server = createServer((socket) => socket.end('host\n'));

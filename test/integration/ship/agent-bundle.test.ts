@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { agentBuiltProblem } from './support/build-state.js';
 import { REPO_ROOT } from './support/image-harness.js';
-import { describeWhenReady } from './support/prerequisites.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 const BUNDLE = join(REPO_ROOT, 'dist/sandbox-agent/main.js');
 

@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { stop as stopEsbuild } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importGraph, isTestSupport, shippedEntries, strayTestSupport } from './support/build-output.js';
-import { describeWhenReady } from './support/prerequisites.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 // importGraph runs esbuild, whose JS API keeps a service process until stopped (C-TEST-1).

@@ -14,7 +14,7 @@ import { useClusterStage } from './support/dev-cluster.js';
 import { assembleImage, REPO_ROOT } from './support/image-harness.js';
 import { containerRun, mountPaths } from './support/pod-container.js';
 import { containerRunProblem, startContainer } from './support/pod-runner.js';
-import { describeWhenReady, firstProblem } from './support/prerequisites.js';
+import { describeWhenReady, firstProblem } from '../../support/prerequisites.js';
 import { productionFileProblems } from './support/production-files.js';
 
 const POD_HOST = '10.244.0.8:8081'; // what a kubelet probe or a Prometheus scrape sends as Host: the pod IP

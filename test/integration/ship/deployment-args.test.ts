@@ -15,14 +15,14 @@ import { basename, join } from 'node:path';
 import type { V1Container, V1Deployment } from '@kubernetes/client-node';
 import { expect, it } from 'vitest';
 import { configMapsOf } from '../deploy/support/effective-settings.js';
-import { KUBECTL, kustomizeTargets, render, selects, type Manifest } from '../deploy/support/rendered.js';
+import { kustomizeTargets, render, selects, type Manifest } from '../deploy/support/rendered.js';
 import { eventually } from '@cli-mcp/testing';
 import { agentBuiltProblem } from './support/build-state.js';
 import { useClusterStage } from './support/dev-cluster.js';
 import type { ImageName } from './support/image-harness.js';
 import { containerRun, mountPaths } from './support/pod-container.js';
 import { containerRunProblem, startContainer, type RunningContainer } from './support/pod-runner.js';
-import { describeWhenReady, firstProblem } from './support/prerequisites.js';
+import { describeWhenReady, firstProblem, KUBECTL, KUBECTL_PROBLEM } from '../../support/prerequisites.js';
 
 const POD_IP = '10.244.1.9';
 const TEST_KUBECONFIG_DIR = '/var/run/cli-mcp-test';
@@ -60,7 +60,7 @@ const metricsIn = (expr: string): string[] => [...expr.matchAll(/\b((?:cli_)?mcp
 const exposedIn = (body: string): string[] =>
   [...body.matchAll(/^# TYPE (\S+) (\S+)/gm)].flatMap(([, name, type]) => (type === 'histogram' ? [`${name}_bucket`, `${name}_count`, `${name}_sum`] : [name!]));
 
-describeWhenReady('the rendered Deployments run the built binaries', firstProblem(() => (KUBECTL ? undefined : 'kubectl is not installed'), agentBuiltProblem, containerRunProblem), () => {
+describeWhenReady('the rendered Deployments run the built binaries', firstProblem(() => KUBECTL_PROBLEM, agentBuiltProblem, containerRunProblem), () => {
   const mounts = (image: ImageName) => [...new Set(overlays.flatMap(({ workloads }) => workloads.filter((w) => w.image === image).flatMap((w) => mountPaths(w.container)))), TEST_KUBECONFIG_DIR];
   // HTTPS with a CA and a token, as a real API server: the gateway refuses an investigation kubeconfig without them.
   const stage = useClusterStage(() => ({ server: mounts('server'), controller: mounts('controller'), egress: mounts('egress') }), ['--tls']);

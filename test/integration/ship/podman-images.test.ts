@@ -17,7 +17,7 @@ import { readRecipe, REPO_ROOT, type ImageName } from './support/image-harness.j
 import { listTree } from './support/image-root.js';
 import { containerRun, type ClusterInputs } from './support/pod-container.js';
 import { ciImages, podmanExec, podmanProblem, startPodman, withImageRoot } from './support/podman-runner.js';
-import { describeWhenReady } from './support/prerequisites.js';
+import { describeWhenReady } from '../../support/prerequisites.js';
 
 type Started = ReturnType<typeof startPodman>;
 

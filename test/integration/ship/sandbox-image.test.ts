@@ -15,7 +15,7 @@ import { listTree } from './support/image-root.js';
 import { TestNetns } from './support/netns.js';
 import { containerRun, mountPaths, type ClusterInputs } from './support/pod-container.js';
 import { containerRunProblem, startContainer, type RunningContainer } from './support/pod-runner.js';
-import { describeWhenReady, firstProblem } from './support/prerequisites.js';
+import { describeWhenReady, firstProblem } from '../../support/prerequisites.js';
 import { agentBuiltProblem } from './support/build-state.js';
 import { sandboxPod, sandboxSecrets, SANDBOX_TOKEN } from './support/image-pods.js';
 

@@ -14,7 +14,7 @@ import { assembleImage, REPO_ROOT } from './support/image-harness.js';
 import { productionFileProblems } from './support/production-files.js';
 import { containerRun, mountPaths } from './support/pod-container.js';
 import { containerRunProblem, startContainer } from './support/pod-runner.js';
-import { describeWhenReady, firstProblem } from './support/prerequisites.js';
+import { describeWhenReady, firstProblem } from '../../support/prerequisites.js';
 
 const BEARER = SERVER_BEARER;
 const POD_HOST = '10.244.0.7:8080'; // what a kubelet probe sends as Host: the pod IP

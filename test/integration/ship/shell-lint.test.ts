@@ -6,7 +6,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { expect, it } from 'vitest';
 import { REPO_ROOT } from './support/image-harness.js';
-import { describeWhenReady, toolProblem } from './support/prerequisites.js';
+import { describeWhenReady, toolProblem } from '../../support/prerequisites.js';
 
 const sources = execFileSync('git', ['ls-files', '*.sh'], { cwd: REPO_ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
 

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
+import { KUBECTL } from '../../../support/prerequisites.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-export const KUBECTL = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((path) => existsSync(path));
 
 export interface Manifest {
   apiVersion: string;

@@ -20,11 +20,10 @@ export const HMAC_KEY = Buffer.from('integration-test-hmac-key-0123456789abcdef'
 
 const AGENT_ENTRY = fileURLToPath(new URL('../../../../dist/sandbox-agent/main.js', import.meta.url));
 
-/** Why the suite cannot run here (printed and skipped), or undefined. */
+/** Why the suite cannot run here (the problem for `describeWhenReady`, test/support/prerequisites.ts), or undefined. */
 export const skipReason: string | undefined = existsSync(AGENT_ENTRY)
   ? undefined
   : `the sandbox agent is not built (${AGENT_ENTRY}); run: node scripts/build.mjs sandbox-agent`;
-if (skipReason) console.warn(`[kubernetes integration] skipped: ${skipReason}`);
 
 /** Probe delays ÷ 20 (1 s initial delay → 50 ms): pods are Ready shortly after the agent listens. */
 export const FAST_KUBELET: KubeletOptions = { speedup: 20, restartBackoffMs: 200, maxTerminationGraceMs: 2_000, stopGraceMs: 1_000 };

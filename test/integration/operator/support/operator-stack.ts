@@ -11,11 +11,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { COMPONENT_LABEL } from '@cli-mcp/podspec';
-import { CONFIG_MAPS, ENDPOINT_SLICES, SECRETS, startFakeCluster, untilStore, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
+import { ENDPOINT_SLICES, SECRETS, startFakeCluster, untilStore, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
 import { stringify } from 'yaml';
 import { controllerSkipReason, startControllerProcess, type ControllerProcess } from '../../controller/support/controller-process.js';
-import { KUBECTL } from '../../deploy/support/rendered.js';
 import { DeploymentSimulator } from '@cli-mcp/testing';
+import { publishEgressSandboxConfig } from '../../../support/egress-service.js';
+import { KUBECTL, KUBECTL_PROBLEM } from '../../../support/prerequisites.js';
 
 export const NAMESPACE = 'team';
 export const CRD_NAME = 'climcpinstances.cli-mcp.redhat.com';
@@ -26,7 +27,7 @@ const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const run = promisify(execFile);
 
 /** Why these tests cannot run here (printed and skipped; under CI=true a failure), or undefined. */
-export const operatorSkipReason: string | undefined = controllerSkipReason ?? (KUBECTL ? undefined : 'kubectl is not installed');
+export const operatorSkipReason: string | undefined = controllerSkipReason ?? KUBECTL_PROBLEM;
 
 export interface OperatorStack {
   readonly cluster: FakeCluster;
@@ -91,10 +92,7 @@ export async function startOperatorStack(options: { holdServerPods?: boolean } =
       apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: `${instance}-egress-x7k2p`, labels: { 'kubernetes.io/service-name': `${instance}-egress` } },
       addressType: 'IPv4', endpoints: [{ addresses: [address], conditions: { ready: true } }], ports: [{ name: 'proxy', port: 3128, protocol: 'TCP' }],
     });
-    cluster.api.create(CONFIG_MAPS, NAMESPACE, {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${instance}-egress-sandbox` },
-      data: { 'ca.crt': '-----BEGIN CERTIFICATE-----\nstand-in\n-----END CERTIFICATE-----\n', kubeconfig: 'apiVersion: v1\nkind: Config\n' },
-    });
+    publishEgressSandboxConfig(cluster, NAMESPACE, instance);
   };
   const until = (check: () => boolean, what: string | (() => string), timeoutMs?: number): Promise<void> => untilStore(cluster.store, check, what, timeoutMs);
   const instance = (name: string) => cluster.store.get(CRD_NAME, NAMESPACE, name);

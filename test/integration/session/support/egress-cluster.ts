@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parseKubeconfig } from '@cli-mcp/egress';
 import type { LocalEgressConfig } from '@cli-mcp/session';
 import { PODS, startFakeCluster, type FakeCluster } from '@cli-mcp/testing';
+import { KUBECTL_PROBLEM } from '../../../support/prerequisites.js';
 
 /** The investigation identity the gateway injects, and a token a sandbox "stole" (valid at the API as another user). */
 export const INVESTIGATION = { token: 'inv-token-0123456789', user: 'investigator' } as const;
@@ -19,12 +20,10 @@ export function lanAddress(): string | undefined {
   return Object.values(networkInterfaces()).flat().find((info) => info?.family === 'IPv4' && !info.internal)?.address;
 }
 
-const kubectl = spawnSync('kubectl', ['version', '--client']);
 const python = spawnSync('/usr/bin/python3', ['-c', 'import requests']);
 /** Why the egress tests cannot run here, or undefined. */
-export const egressToolsProblem = kubectl.error ? 'kubectl is not installed'
-  : python.status !== 0 ? '/usr/bin/python3 with requests is not installed (Debian python3-requests, pulled in by python3-kubernetes)'
-    : lanAddress() === undefined ? 'this host has no non-loopback IPv4 address for the fake API server' : undefined;
+export const egressToolsProblem = KUBECTL_PROBLEM ?? (python.status !== 0 ? '/usr/bin/python3 with requests is not installed (Debian python3-requests, pulled in by python3-kubernetes)'
+    : lanAddress() === undefined ? 'this host has no non-loopback IPv4 address for the fake API server' : undefined);
 
 export interface EgressCluster {
   cluster: FakeCluster;

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export const AGENT_ENTRY = `${REPO_ROOT}dist/sandbox-agent/main.js`;
 
-export const agentBuilt = existsSync(AGENT_ENTRY);
+/** Why the built agent cannot be used here, or undefined (a sentence for describeWhenReady). */
+export const agentProblem = existsSync(AGENT_ENTRY) ? undefined : `the sandbox agent is not built (${AGENT_ENTRY}); run npm run build`;
 
 function probeBwrap(): string | undefined {
   const probe = spawnSync('bwrap', ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--ro-bind', '/', '/', 'true']);
@@ -16,8 +17,10 @@ function probeBwrap(): string | undefined {
 
 export const bwrapProblem = probeBwrap();
 
-if (!agentBuilt) console.warn(`[session integration] skipped: the sandbox agent is not built (${AGENT_ENTRY}); run npm run build`);
-if (bwrapProblem) console.warn(`[session integration] bwrap cases skipped: ${bwrapProblem}`);
+/** Isolation modes to run: both, always; a mode this machine cannot run is gated by isolationProblem, never dropped. */
+export const ISOLATIONS: Array<'none' | 'bwrap'> = ['none', 'bwrap'];
 
-/** Isolation modes to run: always `none`, plus `bwrap` when it works here. */
-export const ISOLATIONS: Array<'none' | 'bwrap'> = bwrapProblem ? ['none'] : ['none', 'bwrap'];
+/** Why sessions with this isolation cannot run here: the agent first, then bwrap for `bwrap`. */
+export function isolationProblem(isolation: 'none' | 'bwrap'): string | undefined {
+  return agentProblem ?? (isolation === 'bwrap' ? bwrapProblem : undefined);
+}
