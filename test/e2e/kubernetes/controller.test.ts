@@ -1,14 +1,12 @@
 // End to end for the sandbox controller (issue 9): MCP SDK client → BUILT server (`--backend kubernetes`) and BUILT
 // `sandbox-controller` → fake API server → kubelet simulator → real sandbox agents.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SECRETS, startFakeCluster, untilStore, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
+import { untilStore, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { controllerSkipReason, runControllerCli, startControllerProcess, type ControllerProcess } from '../../integration/controller/support/controller-process.js';
 import { bash, connectHttpClient, structuredOf } from '../mcp/support/mcp-client.js';
 import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
-import { instanceArgs, kubernetesServerArgs } from './support/instance-args.js';
+import { instanceArgs, kubernetesServerArgs, startInstanceCluster, writeHmacKeyFile } from './support/instance-args.js';
 import { SESSION_ID_LABEL as SESSION_LABEL } from '@cli-mcp/podspec';
 import { describeWhenReady } from '../../support/prerequisites.js';
 
@@ -35,11 +33,9 @@ async function controllerDetail(): Promise<Record<string, unknown>> {
 
 describeWhenReady('sandbox-controller beside cli-mcp-server (built binaries, fake cluster)', controllerSkipReason, () => {
   beforeAll(async () => {
-    cluster = await startFakeCluster({ namespace: NAMESPACE, kubelet: { speedup: 20, maxTerminationGraceMs: 2_000, stopGraceMs: 1_000 } });
-    cluster.api.create(SECRETS, NAMESPACE, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cli-mcp-oc-kubeconfig' }, stringData: { kubeconfig: 'apiVersion: v1\nkind: Config\n' } });
+    cluster = await startInstanceCluster(NAMESPACE);
     dir = tempDir('controller');
-    const keyFile = join(dir, 'hmac.key');
-    writeFileSync(keyFile, `${'cd'.repeat(32)}\n`, { mode: 0o600 });
+    const keyFile = writeHmacKeyFile(dir, 'cd');
     server = await startHttpServer({ args: kubernetesServerArgs(cluster.kubeconfigPath, NAMESPACE, keyFile) });
   });
 

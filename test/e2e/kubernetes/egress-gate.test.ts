@@ -2,16 +2,14 @@
 // (`--backend kubernetes --egress-gateway`) → fake API server. With the gateway Service unready and no sandbox
 // NetworkPolicy, a new session's first bash call is an MCP tool error naming what is missing, and no pod exists;
 // once the gate opens, the session runs.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildSandboxEgressPolicy } from '@cli-mcp/podspec';
 import { createEgressService, publishEgressSandboxConfig } from '../../support/egress-service.js';
-import { ENDPOINT_SLICES, NETWORK_POLICIES, SECRETS, startFakeCluster, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
+import { ENDPOINT_SLICES, NETWORK_POLICIES, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, eventually, structuredOf, textOf } from '../mcp/support/mcp-client.js';
 import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
-import { kubernetesServerArgs } from './support/instance-args.js';
+import { kubernetesServerArgs, startInstanceCluster, writeHmacKeyFile } from './support/instance-args.js';
 
 const NAMESPACE = 'cli-mcp';
 
@@ -21,14 +19,10 @@ let dir: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  cluster = await startFakeCluster({ namespace: NAMESPACE, kubelet: { speedup: 20, maxTerminationGraceMs: 2_000, stopGraceMs: 1_000 } });
-  cluster.api.create(SECRETS, NAMESPACE, {
-    apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cli-mcp-oc-kubeconfig' }, stringData: { kubeconfig: 'apiVersion: v1\nkind: Config\n' },
-  });
+  cluster = await startInstanceCluster(NAMESPACE);
   publishEgressSandboxConfig(cluster, NAMESPACE, 'oc');
   dir = tempDir('kube-egress');
-  const keyFile = join(dir, 'hmac.key');
-  writeFileSync(keyFile, `${'ab'.repeat(32)}\n`, { mode: 0o600 });
+  const keyFile = writeHmacKeyFile(dir);
   server = await startHttpServer({
     args: kubernetesServerArgs(cluster.kubeconfigPath, NAMESPACE, keyFile, '--egress-gateway', '--eager-acquire=false'),
   });

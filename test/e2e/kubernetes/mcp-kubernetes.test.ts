@@ -1,13 +1,12 @@
 // End to end for the Kubernetes backend (issue 4 §4): MCP SDK client → built server (`--backend kubernetes`) →
 // fake API server → kubelet simulator → real sandbox agents on 127.0.0.N:8090.
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SECRETS, mcpAnswerMessages, startFakeCluster, type FakeCluster } from '@cli-mcp/testing';
+import { mcpAnswerMessages, type FakeCluster } from '@cli-mcp/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bash, connectHttpClient, eventually, structuredOf, textOf } from '../mcp/support/mcp-client.js';
 import { processesMatching, removeDir, startHttpServer, tempDir, type ServerProcess } from '../mcp/support/server-process.js';
-import { kubernetesServerArgs } from './support/instance-args.js';
+import { kubernetesServerArgs, startInstanceCluster, writeHmacKeyFile } from './support/instance-args.js';
 import { SESSION_ID_LABEL as SESSION_LABEL } from '@cli-mcp/podspec';
 
 const NAMESPACE = 'cli-mcp';
@@ -18,13 +17,9 @@ let dir: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  cluster = await startFakeCluster({ namespace: NAMESPACE, kubelet: { speedup: 20, maxTerminationGraceMs: 2_000, stopGraceMs: 1_000 } });
-  cluster.api.create(SECRETS, NAMESPACE, {
-    apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cli-mcp-oc-kubeconfig' }, stringData: { kubeconfig: 'apiVersion: v1\nkind: Config\n' },
-  });
+  cluster = await startInstanceCluster(NAMESPACE);
   dir = tempDir('kube');
-  const keyFile = join(dir, 'hmac.key');
-  writeFileSync(keyFile, `${'ab'.repeat(32)}\n`, { mode: 0o600 });
+  const keyFile = writeHmacKeyFile(dir);
   // --pending-deprecation: Node 20 then warns where Node 24 does by default (url.parse in the client's node-fetch),
   // so the JSON-only check below has a warning to route on either version.
   server = await startHttpServer({ args: serverArgs(keyFile), env: { NODE_OPTIONS: '--pending-deprecation' } });

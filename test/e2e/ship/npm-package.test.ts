@@ -6,7 +6,8 @@
  * (`--prefer-offline`: the registry is asked only for what the cache lacks).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, cpSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +21,8 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const built = ['dist/mcp-server/main.js', 'dist/sandbox-agent/main.js'].every((path) => spawnSync('test', ['-f', join(ROOT, path)]).status === 0);
 
 describeWhenReady('the npm package installed outside the repository', built ? undefined : 'the server and agent are not built (dist/); run npm run build', () => {
-  const scratch = mkdtempSync(join(tmpdir(), 'cli-mcp-ship-npm-'));
+  // Named here, made in beforeAll: a test filter (-t) still runs this body, and it must leave nothing behind.
+  const scratch = join(tmpdir(), `cli-mcp-ship-npm-${randomBytes(6).toString('hex')}`);
   const prefix = join(scratch, 'prefix');
   const home = join(scratch, 'home');
   // A clean PATH: the installed bins, this Node, the system; nothing from the checkout or node_modules/.bin.
@@ -29,6 +31,7 @@ describeWhenReady('the npm package installed outside the repository', built ? un
   let files: string[] = [];
 
   beforeAll(() => {
+    mkdirSync(scratch, { mode: 0o700 });
     const stage = join(scratch, 'stage');
     mkdirSync(stage);
     mkdirSync(home);

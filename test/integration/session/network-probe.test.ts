@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { agentProblem, bwrapProblem } from './support/environment.js';
 import { describeWhenReady } from '../../support/prerequisites.js';
 import { descendantsOf } from './support/processes.js';
@@ -18,10 +18,14 @@ const slirp = spawnSync('slirp4netns', ['--version']);
 const problem = agentProblem ?? bwrapProblem ?? (slirp.status !== 0 ? 'slirp4netns is not installed (Debian package slirp4netns)' : undefined);
 
 describeWhenReady('the isolated-network attach probe (real bwrap)', problem, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cli-mcp-probe-'));
-  const brokenSlirp = join(dir, 'slirp4netns');
-  writeFileSync(brokenSlirp, '#!/bin/sh\n[ "$1" = --version ] && { echo "slirp4netns version 1.2.0"; exit 0; }\necho \'open("/dev/net/tun"): Permission denied\' >&2\necho \'child failed(1)\' >&2\nexit 1\n');
-  chmodSync(brokenSlirp, 0o755);
+  let dir: string;
+  let brokenSlirp: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cli-mcp-probe-'));
+    brokenSlirp = join(dir, 'slirp4netns');
+    writeFileSync(brokenSlirp, '#!/bin/sh\n[ "$1" = --version ] && { echo "slirp4netns version 1.2.0"; exit 0; }\necho \'open("/dev/net/tun"): Permission denied\' >&2\necho \'child failed(1)\' >&2\nexit 1\n');
+    chmodSync(brokenSlirp, 0o755);
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const sleepsUnderUs = () => descendantsOf(process.pid).filter((pid) => spawnSync('cat', [`/proc/${pid}/cmdline`]).stdout.toString() === 'sleep\x0060\x00');

@@ -9,6 +9,8 @@ describeWhenReady('ready block', undefined, () => {
 });
 
 describeWhenReady('block missing a tool', 'frobctl is not installed (spawnSync frobctl ENOENT)', () => {
+  // What a body may do at collection (make a temp dir, probe a tool): it must not happen for a gated block.
+  console.warn('a gated body ran');
   it('would need frobctl', () => {
     throw new Error('a gated block ran');
   });

@@ -12,11 +12,11 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { buildSandboxEgressPolicy, SESSION_ID_LABEL as SESSION_LABEL } from '@cli-mcp/podspec';
 import { createEgressService } from '../../../support/egress-service.js';
-import { ENDPOINT_SLICES, NETWORK_POLICIES, SECRETS, startFakeCluster, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
+import { ENDPOINT_SLICES, NETWORK_POLICIES, startFakeCluster, type FakeCluster, type KubeObject } from '@cli-mcp/testing';
 import { startEgressProcess, type EgressProcess } from '../../../integration/egress/support/egress-process.js';
 import { bash, connectHttpClient, structuredOf, textOf } from '../../mcp/support/mcp-client.js';
 import { removeDir, startHttpServer, tempDir, type ServerProcess } from '../../mcp/support/server-process.js';
-import { kubernetesServerArgs } from './instance-args.js';
+import { E2E_KUBELET, kubernetesServerArgs, seedInstanceKubeconfig } from './instance-args.js';
 
 export const NS = 'cli-mcp';
 export const SERVER = { token: 'server-token-0123', user: 'cli-mcp-server' };
@@ -45,7 +45,7 @@ export interface HostileSandbox {
 export async function startHostileSandbox(session: string): Promise<HostileSandbox> {
   const cluster = await startFakeCluster({
     namespace: NS, users: { [SERVER.token]: SERVER.user, [INVESTIGATION.token]: INVESTIGATION.user, [STOLEN.token]: STOLEN.user }, token: SERVER.token,
-    kubelet: { speedup: 20, maxTerminationGraceMs: 2_000, stopGraceMs: 1_000 },
+    kubelet: E2E_KUBELET,
   });
   const dir = tempDir('kube-egress-hostile');
   let gateway: EgressProcess | undefined;
@@ -64,7 +64,7 @@ export async function startHostileSandbox(session: string): Promise<HostileSandb
     writeFileSync(join(dir, 'routes.json'), JSON.stringify({ allow: ['localhost:1'] }));
     // The real investigation kubeconfig, as the Secret the gateway mounts in a deployment: without --egress-gateway
     // every sandbox would mount it (and the token scan of egress-hostile.test.ts would find it).
-    cluster.api.create(SECRETS, NS, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cli-mcp-oc-kubeconfig' }, stringData: { kubeconfig: readFileSync(investigation, 'utf8') } });
+    seedInstanceKubeconfig(cluster, NS, readFileSync(investigation, 'utf8'));
     gateway = await startEgressProcess([
       '--namespace', NS, '--instance-name', 'oc', '--kubeconfig', cluster.kubeconfigPath, '--kubeconfig-file', investigation,
       '--routes-file', join(dir, 'routes.json'), '--ca-secret', 'oc-egress-ca', '--sandbox-configmap', 'oc-egress-sandbox',
