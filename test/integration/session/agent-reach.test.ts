@@ -8,10 +8,10 @@ import { spawnSync } from 'node:child_process';
 import { deriveSessionToken } from '@cli-mcp/auth';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { agentProblem, bwrapProblem } from './support/environment.js';
-import { describeWhenReady } from '../../support/prerequisites.js';
+import { describeWhenReady, toolProblem } from '../../support/prerequisites.js';
 import { createSessionStack, HMAC_KEY, type SessionStack } from './support/session-stack.js';
 
-const problem = agentProblem ?? bwrapProblem ?? (spawnSync('strace', ['-V']).error ? 'strace is not installed' : undefined);
+const problem = agentProblem ?? bwrapProblem ?? toolProblem('strace', ['-V']);
 const hasGdb = spawnSync('gdb', ['--version']).error === undefined;
 if (!problem && !hasGdb) console.warn('[agent-reach] gdb is not installed: its attach is not tried');
 

@@ -10,12 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { agentProblem, bwrapProblem } from './support/environment.js';
-import { describeWhenReady } from '../../support/prerequisites.js';
+import { describeWhenReady, toolProblem } from '../../support/prerequisites.js';
 import { descendantsOf } from './support/processes.js';
 import { createSessionStack } from './support/session-stack.js';
 
-const slirp = spawnSync('slirp4netns', ['--version']);
-const problem = agentProblem ?? bwrapProblem ?? (slirp.status !== 0 ? 'slirp4netns is not installed (Debian package slirp4netns)' : undefined);
+const problem = agentProblem ?? bwrapProblem ?? toolProblem('slirp4netns');
 
 describeWhenReady('the isolated-network attach probe (real bwrap)', problem, () => {
   let dir: string;
